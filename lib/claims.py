@@ -35,6 +35,11 @@ class Claim:
     verdict: str     # HOLDS | FAILS | NOT_RUN
     stable: bool     # True when `ours` is the same on any x86 CPU (exact results, integers)
 
+    def __repr__(self) -> str:
+        """One line shown under the check that recorded it; the value only when it is machine-stable."""
+        mark = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–"}[self.verdict]
+        return f"{mark} claim {self.id}: {self.verdict}" + (f" (ours: {self.ours})" if self.stable else "")
+
 
 class Claims:
     """The ledger of one chapter's claims."""

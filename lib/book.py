@@ -1,0 +1,197 @@
+"""Executing chapters: papermill runs, the executed baseline in ``book/``, staleness, the results page.
+
+``notebooks/<id>.ipynb`` (source) --papermill--> ``book/<id>.ipynb`` (the published page and the nbval
+baseline) or ``runs/<id>/<run-id>/<id>.ipynb`` (a reader's rerun). An executed chapter records in its
+metadata (key ``attention_book``) the fingerprint of what produced it: the source notebook's cells, the
+parameter spec, the preset and overrides, and every file of ``lib``. The build re-executes a chapter
+whose fingerprint no longer matches. A chapter lands in ``book/`` only after its execution succeeded:
+a failing run never overwrites a good page.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import params as _params
+from .claims import FAILS, HOLDS, NOT_RUN, from_notebook, to_html
+
+ROOT = _params.ROOT
+BOOK = ROOT / "book"
+RUNS = Path(os.environ.get("ATR_RUNS", ROOT / "runs"))
+META = "attention_book"
+
+
+def fingerprint(chapter: str, values: Mapping[str, Any]) -> str:
+    """Hash of everything that decides a chapter's outputs: source cells, spec, parameters, ``lib``."""
+    import nbformat
+    h = hashlib.sha256()
+    nb = nbformat.read(_params.NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
+    for cell in nb.cells:
+        h.update(cell.cell_type.encode() + b"\0" + cell.source.encode() + b"\0")
+        h.update(json.dumps(sorted(cell.get("metadata", {}).get("tags", []))).encode())
+    h.update((_params.NOTEBOOKS / f"{chapter}.params.toml").read_bytes())
+    h.update(json.dumps(dict(values), sort_keys=True).encode())
+    for f in sorted((ROOT / "lib").rglob("*.py")):
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def executed_meta(path: Path) -> dict[str, Any]:
+    """The ``attention_book`` record of an executed chapter ({} when missing or unreadable)."""
+    try:
+        return json.loads(path.read_text()).get("metadata", {}).get(META, {})
+    except (OSError, ValueError):
+        return {}
+
+
+def is_stale(chapter: str) -> bool:
+    """True when ``book/<id>.ipynb`` is missing or was made from other sources than today's."""
+    spec = _params.load(chapter)
+    meta = executed_meta(BOOK / f"{chapter}.ipynb")
+    return meta.get("fingerprint") != fingerprint(chapter, spec.resolve("book"))
+
+
+def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool = True,
+            run_dir: Path | None = None) -> dict[str, Any]:
+    """Execute the chapter with papermill into ``out`` (atomically: a temp file, then a rename).
+
+    ``values`` must already be validated. Returns the record written into the notebook's metadata.
+    Raises ``RuntimeError`` if a cell fails (``out`` is then left untouched)."""
+    import nbformat
+    import papermill as pm
+    from . import repro
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run_dir = run_dir or out.parent
+    env_before = os.environ.get("ATR_RUN_DIR")
+    os.environ["ATR_RUN_DIR"] = str(run_dir)
+    fd, tmp = tempfile.mkstemp(suffix=".ipynb", prefix=f".{chapter}-", dir=out.parent)
+    os.close(fd)
+    t0 = time.perf_counter()
+    try:
+        pm.execute_notebook(str(_params.NOTEBOOKS / f"{chapter}.ipynb"), tmp, parameters=dict(values),
+                            kernel_name="python3", progress_bar=progress, cwd=str(out.parent),
+                            log_output=False)
+    except Exception as exc:  # papermill raises PapermillExecutionError on any failing cell
+        os.unlink(tmp)
+        raise RuntimeError(f"chapter '{chapter}' failed while executing: {exc}") from None
+    finally:
+        if env_before is None:
+            os.environ.pop("ATR_RUN_DIR", None)
+        else:
+            os.environ["ATR_RUN_DIR"] = env_before
+    wall = time.perf_counter() - t0
+    nb = nbformat.read(tmp, as_version=4)
+    record = {"chapter": chapter, "preset": values["preset"], "parameters": dict(values),
+              "fingerprint": fingerprint(chapter, values), "wall_s": round(wall, 1),
+              "executed": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+              "versions": repro.versions(), "device": _resolved_device(values.get("device", "auto"))}
+    nb.metadata[META] = record
+    nbformat.write(nb, tmp)
+    os.replace(tmp, out)
+    return record
+
+
+def _resolved_device(device: str) -> str:
+    import torch
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def baseline(chapter: str, progress: bool = True) -> dict[str, Any]:
+    """Execute ``chapter`` at the book preset into ``book/<id>.ipynb`` (the regression baseline)."""
+    spec = _params.load(chapter)
+    run_dir = ROOT / ".cache" / "baseline" / chapter
+    return execute(chapter, BOOK / f"{chapter}.ipynb", spec.resolve("book"), progress=progress, run_dir=run_dir)
+
+
+def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: bool = True,
+          out_root: Path = RUNS) -> Path:
+    """A reader's rerun: validate, execute into a fresh ``runs/<id>/<stamp>-<preset>/``, record it."""
+    spec = _params.load(chapter)
+    values = spec.resolve(preset, overrides, parse_strings=True)
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = out_root / chapter / f"{stamp}-{preset}"
+    i = 1
+    while folder.exists():
+        folder = out_root / chapter / f"{stamp}-{preset}-{i}"
+        i += 1
+    folder.mkdir(parents=True)
+    print(f"[lib] running chapter '{chapter}' at preset '{preset}' into {folder.relative_to(ROOT)}",
+          file=sys.stderr)
+    try:
+        record = execute(chapter, folder / f"{chapter}.ipynb", values, progress=progress)
+    except RuntimeError as exc:
+        (folder / "FAILED.txt").write_text(str(exc) + "\n")
+        raise
+    record["command"] = "python -m lib " + " ".join(sys.argv[1:])
+    record["overrides"] = dict(overrides)
+    record["git_commit"] = _git_commit()
+    (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    print(f"[lib] done in {record['wall_s']} s on {record['device']}: {folder.relative_to(ROOT)}",
+          file=sys.stderr)
+    return folder
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def toc_chapters() -> list[str]:
+    """Chapter ids that are in the table of contents (the published ones)."""
+    toc = (ROOT / "_toc.yml").read_text()
+    return [c for c in _params.chapters() if f"book/{c}" in toc]
+
+
+def all_claims(chapters: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every claim recorded in the executed chapters in ``book/``."""
+    out: list[dict[str, Any]] = []
+    for c in chapters if chapters is not None else toc_chapters():
+        path = BOOK / f"{c}.ipynb"
+        if path.exists():
+            out.extend(from_notebook(str(path)))
+    return out
+
+
+def results_page(chapters: list[str] | None = None) -> str:
+    """The Markdown of ``book/results.md``: every chapter's claims in one table."""
+    chapters = chapters if chapters is not None else toc_chapters()
+    records = all_claims(chapters)
+    lines = ["# Results: every claim, every chapter", "",
+             "This page is generated from the executed chapters (`python -m lib results`); each row is one "
+             "sentence of a paper made checkable, our measured value, the criterion, and the verdict at the "
+             "preset the published chapter ran with (`book`). A claim that does not hold is listed as such; "
+             "the chapter explains why.", "",
+             "| chapter | preset | claims | hold | do not hold | not run at this preset |",
+             "|---|---|---|---|---|---|"]
+    for c in chapters:
+        rs = [r for r in records if r["chapter"] == c]
+        if not rs:
+            continue
+        n = {v: sum(r["verdict"] == v for r in rs) for v in (HOLDS, FAILS, NOT_RUN)}
+        title = _params.load(c).title
+        lines.append(f"| [{title}]({c}.ipynb) | {rs[0]['preset']} | {len(rs)} | {n[HOLDS]} | {n[FAILS]} | "
+                     f"{n[NOT_RUN]} |")
+    lines += ["", "## All claims", "", "```{raw} html", to_html(records, with_chapter=True), "```", ""]
+    return "\n".join(lines)
+
+
+def write_results() -> Path:
+    path = BOOK / "results.md"
+    text = results_page()
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path

@@ -1,0 +1,98 @@
+"""Each paper's attention layer written literally in that paper's notation (chapter ``notation``).
+
+These are deliberately naive transcriptions of the equations, loop over heads included, so that the
+chapter can check ``lib.attention`` against them. Chapters use ``lib.attention``, not these.
+"""
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+
+def max_rel_diff(a: Tensor, b: Tensor) -> float:
+    """max |a - b| / max(1, max |b|): a relative difference that stays meaningful near zero."""
+    return float((a - b).abs().max() / torch.clamp(b.abs().max(), min=1.0))
+
+
+def mahdavi_layer(E: Tensor, e: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor, W_D: Tensor) -> Tensor:
+    """Mahdavi et al. (2024), eqs. (1)-(6). ``E [n, d]`` context, ``e [d]`` query, ``W_Q, W_K [H, d, d_h]``,
+    ``W_V [H, d, d_v]``, ``W_O [H d_v, d]``, ``W_D [d, d_out]``; returns ``ŷ [d_out]``."""
+    p = []
+    for h in range(W_Q.shape[0]):
+        alpha = E @ W_K[h] @ W_Q[h].T @ e          # (1)  α_h = E W_{K,h} W_{Q,h}^T e
+        theta = torch.softmax(alpha, dim=0)        # (2)  θ_h = softmax(α_h)
+        z = E.T @ theta                            # (3)  z_h = E^T θ_h
+        p.append(W_V[h].T @ z)                     # (4)  p_h = W_{V,h}^T z_h
+    o = W_O.T @ torch.cat(p)                       # (5)  o = W_O^T [p_1; ...; p_H]
+    return W_D.T @ o                               # (6)  ŷ = W_D^T o
+
+
+def dana_layer(t: Tensor, emb: Tensor, pos: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor,
+               W_U: Tensor) -> Tensor:
+    """Dana et al. (2025), eqs. (1)-(2): logits ``W_U (x_S + Σ_h W_O^h W_V^h A^h)``. Token ids ``t [S]``,
+    ``emb [N, d]``, ``pos [S, d]``, left-multiplying ``W_Q, W_K, W_V [H, d_h, d]``, ``W_O [H, d, d_h]``,
+    ``W_U [N, d]``."""
+    x = emb[t] + pos                               # x_s = e(t_s) + pos_s
+    out = x[-1].clone()                            # skip connection: x_S
+    for h in range(W_Q.shape[0]):
+        W_QK = W_Q[h].T @ W_K[h]                   # W_QK^h = (W_Q^h)^T W_K^h
+        a = torch.softmax(torch.stack([x[-1] @ W_QK @ x[s] for s in range(len(t))]), dim=0)
+        A = sum(a[s] * x[s] for s in range(len(t)))
+        out = out + W_O[h] @ W_V[h] @ A
+    return W_U @ out
+
+
+def levine_eq3(X: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor) -> Tensor:
+    """Levine et al. (2020), eq. (3): ``y^i = Σ_j Σ_h <W^Q x^i, W^K x^j> W^O W^V x^j`` with tokens as the
+    columns of ``X [d_x, N]`` and ``W_Q, W_K, W_V [H, d_a, d_x]``, ``W_O [H, d_x, d_a]``; returns ``[d_x, N]``."""
+    d_x, N = X.shape
+    Y = torch.zeros_like(X)
+    for i in range(N):
+        for j in range(N):
+            for h in range(W_Q.shape[0]):
+                Y[:, i] += torch.dot(W_Q[h] @ X[:, i], W_K[h] @ X[:, j]) * (W_O[h] @ W_V[h] @ X[:, j])
+    return Y
+
+
+def levine_eq12(X: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor) -> Tensor:
+    """Levine et al. (2020), eq. (12), the matrix form of eq. (3): ``Y = Σ_h W^O W^V X X^T (W^K)^T W^Q X``."""
+    return sum(W_O[h] @ W_V[h] @ X @ X.T @ W_K[h].T @ W_Q[h] @ X for h in range(W_Q.shape[0]))
+
+
+def levine_eq1(X: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor) -> Tensor:
+    """Levine et al. (2020), eq. (1): the practical self-attention with ``SM_j{<W^Q x^i, W^K x^j>/sqrt(d_a)}``."""
+    d_a = W_Q.shape[1]
+    Y = torch.zeros_like(X)
+    for h in range(W_Q.shape[0]):
+        logits = (W_Q[h] @ X).T @ (W_K[h] @ X) / d_a ** 0.5      # [N (i), N (j)]
+        Y += W_O[h] @ W_V[h] @ X @ torch.softmax(logits, dim=1).T
+    return Y
+
+
+def deng_attention(A1: Tensor, A2: Tensor, X: Tensor, V: Tensor, score_map: str = "softmax") -> Tensor:
+    """Deng et al. (2023): ``D^{-1} exp(A_1 X A_2^T) A_2 V`` (softmax) or ``D_lin^{-1} (A_1 X A_2^T) A_2 V`` (linear)."""
+    M = A1 @ X @ A2.T
+    U = torch.exp(M) if score_map == "softmax" else M
+    D = torch.diag(U @ torch.ones(U.shape[1], dtype=U.dtype, device=U.device))
+    return torch.linalg.solve(D, U @ A2 @ V)
+
+
+def plot_score_maps(X: Tensor, W_Q: Tensor, W_K: Tensor, scales: tuple[float, ...] = (0.25, 1.0, 4.0)):
+    """Attention weights of the last token under each score map, softmax at several scales (chapter figure)."""
+    from . import plots
+    from .attention import normalize, scores
+    S = scores(X[-1:], X, W_Q[None], W_K[None])[0, 0]          # [n]
+    fig, axes = plots.subplots(1, 3, width=3.6, height=2.8)
+    keys = range(1, S.shape[0] + 1)
+    for s in scales:
+        axes[0].plot(keys, normalize(s * S, "softmax").cpu(), marker="o", label=f"scale {s:g}")
+    axes[0].set_title("softmax")
+    axes[1].plot(keys, normalize(S, "linear").cpu(), marker="o", color=plots.COLORS[1])
+    axes[1].set_title("linear (normalised, no exp)")
+    axes[2].plot(keys, S.cpu(), marker="o", color=plots.COLORS[2])
+    axes[2].set_title("identity (raw scores)")
+    axes[0].legend()
+    for ax in axes:
+        ax.set_xlabel("key position")
+    axes[0].set_ylabel("weight of the last query")
+    return fig

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Every test: unit tests of lib, the nbval regression of the executed chapters in book/, and the
+# check that the built site renders its math offline (headless Chromium; installed here if missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/ensure-chromium.sh || echo "[test] chromium is not available: the site-rendering test will be skipped" >&2
+workers=${ATR_TEST_WORKERS:-2}
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile \
+  --nbval-lax --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
+  tests book "$@"

@@ -1,0 +1,80 @@
+"""The pipeline: reruns land under runs/ with their record; book/ is fresh; the regression bites."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from lib import book, params
+
+ROOT = params.ROOT
+
+
+def test_rerun_with_changed_parameter_lands_in_runs(tmp_path):
+    env = dict(os.environ, ATR_RUNS=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "lib", "run", "notation", "--preset", "smoke", "--set", "n=5",
+                        "--quiet"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (folder,) = (tmp_path / "notation").iterdir()
+    rec = json.loads((folder / "run.json").read_text())
+    assert rec["parameters"]["n"] == 5 and rec["preset"] == "smoke" and rec["overrides"] == {"n": "5"}
+    assert {"versions", "device", "wall_s", "fingerprint", "git_commit"} <= set(rec)
+    nb = nbformat.read(folder / "notation.ipynb", as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and "n = 5" in injected[0].source
+
+
+@pytest.mark.parametrize("chapter", book.toc_chapters())
+def test_book_chapter_is_executed_and_fresh(chapter):
+    path = ROOT / "book" / f"{chapter}.ipynb"
+    assert path.exists(), f"book/{chapter}.ipynb is missing: run `make baseline CHAPTERS={chapter}`"
+    assert not book.is_stale(chapter), \
+        f"book/{chapter}.ipynb is stale (its source, spec or lib changed): run `make baseline CHAPTERS={chapter}`"
+    nb = nbformat.read(path, as_version=4)
+    assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), "every cell executed"
+
+
+def test_results_page_is_up_to_date():
+    assert (ROOT / "book" / "results.md").read_text() == book.results_page(), "run `python -m lib results`"
+
+
+def test_claims_json_command():
+    r = subprocess.run([sys.executable, "-m", "lib", "claims", "--chapter", "notation"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    records = json.loads(r.stdout)
+    assert records and {"id", "statement", "paper", "ours", "criterion", "verdict"} <= set(records[0])
+
+
+def test_fingerprint_follows_lib_and_parameters(tmp_path, monkeypatch):
+    spec = params.load("notation")
+    v = spec.resolve("book")
+    f0 = book.fingerprint("notation", v)
+    assert book.fingerprint("notation", spec.resolve("smoke")) != f0
+    fake_root = tmp_path / "root"
+    shutil.copytree(ROOT / "lib", fake_root / "lib")
+    shutil.copytree(ROOT / "notebooks", fake_root / "notebooks")
+    monkeypatch.setattr(book, "ROOT", fake_root)
+    monkeypatch.setattr(params, "NOTEBOOKS", fake_root / "notebooks")
+    assert book.fingerprint("notation", v) == f0
+    (fake_root / "lib" / "attention.py").write_text((fake_root / "lib" / "attention.py").read_text() + "\n# edit\n")
+    assert book.fingerprint("notation", v) != f0
+
+
+def test_regression_fails_when_a_checked_number_changes(tmp_path):
+    """Tamper with one checked output of the executed chapter: nbval must report the mismatch."""
+    nb = nbformat.read(ROOT / "book" / "notation.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.source.startswith("# NBVAL_CHECK_OUTPUT") and "param" in cell.source:
+            out = next(o for o in cell.outputs if o.get("output_type") == "stream")
+            out["text"] = out["text"].replace("difference: ", "difference: 1")
+            break
+    else:
+        pytest.fail("no checked cell found")
+    nbformat.write(nb, tmp_path / "tampered.ipynb")
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval-lax",
+                        "--nbval-current-env", str(tmp_path / "tampered.ipynb")], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "1 failed" in r.stdout, r.stdout[-2000:]

@@ -1,0 +1,92 @@
+"""Parameter specs, presets and validation: bad input fails before any compute, naming the parameter."""
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from lib import params
+from lib.params import ParameterError
+
+CHAPTERS = params.chapters()
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "lib", *args], capture_output=True, text=True,
+                          cwd=params.ROOT, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_spec_is_valid_and_matches_the_notebook(chapter):
+    spec = params.load(chapter)  # every preset resolves and validates
+    nb = nbformat.read(spec.notebook, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, "exactly one cell tagged 'parameters'"
+    assert cells[0].source.strip() == spec.parameters_cell().strip(), \
+        f"the parameters cell differs from the spec: run `python -m lib params-cell {chapter}`"
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "sources are committed without outputs"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_presets_exist(chapter):
+    assert {"smoke", "book", "paper"} <= set(params.load(chapter).presets)
+
+
+def test_validation_messages_name_the_parameter():
+    spec = params.load("notation")
+    cases = [({"nonexistent": 1}, "unknown parameter 'nonexistent'"),
+             ({"H": 0}, "parameter 'H' = 0 is invalid"),
+             ({"H": -3}, "parameter 'H'"),
+             ({"H": 2.5}, "parameter 'H' = 2.5 is invalid: expected an integer"),
+             ({"H": True}, "parameter 'H'"),
+             ({"tol": "small"}, "parameter 'tol'"),
+             ({"device": "tpu"}, "parameter 'device' = 'tpu' is invalid: expected one of 'auto', 'cpu', 'cuda'"),
+             ({"d_h": 100, "d": 10}, "d=10, d_h=100 violate 'd_h <= d'")]
+    for overrides, message in cases:
+        with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+            spec.resolve("book", overrides)
+    with pytest.raises(ParameterError, match="unknown preset 'huge'"):
+        spec.resolve("huge")
+    with pytest.raises(ParameterError, match="unknown chapter 'nope'"):
+        params.load("nope")
+
+
+def test_string_overrides_are_parsed_by_type():
+    spec = params.load("notation")
+    v = spec.resolve("smoke", {"H": "2", "tol": "1e-10", "device": "cpu"}, parse_strings=True)
+    assert (v["H"], v["tol"], v["device"], v["trials"]) == (2, 1e-10, "cpu", 3)
+    with pytest.raises(ParameterError, match="parameter 'H' = 'two'"):
+        spec.resolve("book", {"H": "two"}, parse_strings=True)
+
+
+def test_list_parameters():
+    p = params.Param("Hs", "list[int]", [1, 2], "heads", min=1)
+    assert p.parse("1,2,4") == [1, 2, 4] and p.parse("[3, 5]") == [3, 5]
+    for bad in ("1,0", "a,b", ""):
+        with pytest.raises(ParameterError, match="parameter 'Hs'"):
+            p.parse(bad)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "notation", "--preset", "smoke", "--set", "nonexistent=1"], "unknown parameter 'nonexistent'"),
+    (["run", "notation", "--set", "H=0"], "parameter 'H' = 0"),
+    (["run", "notation", "--set", "H=four"], "parameter 'H' = 'four'"),
+    (["run", "notation", "--set", "n=-2"], "parameter 'n' = -2"),
+    (["run", "notation", "--device", "tpu"], "parameter 'device' = 'tpu'"),
+    (["run", "notation", "--preset", "huge"], "unknown preset 'huge'"),
+    (["run", "nochapter"], "unknown chapter 'nochapter'"),
+    (["run", "notation", "--set", "H"], "expected NAME=VALUE"),
+])
+def test_cli_rejects_bad_input_before_running(args, needle, tmp_path):
+    book_files = {p: p.stat().st_mtime_ns for p in (params.ROOT / "book").glob("*.ipynb")}
+    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
+    r = cli(*args, env=env)
+    assert r.returncode == 2, r.stderr
+    assert needle in r.stderr and r.stderr.count("\n") == 1, r.stderr   # one line
+    assert not (tmp_path / "runs").exists(), "nothing executed"
+    assert {p: p.stat().st_mtime_ns for p in (params.ROOT / "book").glob("*.ipynb")} == book_files
+
+
+def test_cli_list():
+    r = cli("run", "--list")
+    assert r.returncode == 0 and "notation" in r.stdout and "presets: smoke, book, paper" in r.stdout
