@@ -25,7 +25,7 @@ baseline: setup
 	$(PY) -m lib results
 
 lab: setup
-	.venv/bin/jupyter lab --notebook-dir=. notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root,)
+	.venv/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 clean:
 	rm -rf _build runs .cache

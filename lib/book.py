@@ -3,12 +3,13 @@
 ``notebooks/<id>.ipynb`` (source) --papermill--> ``book/<id>.ipynb`` (the published page and the nbval
 baseline) or ``runs/<id>/<run-id>/<id>.ipynb`` (a reader's rerun). An executed chapter records in its
 metadata (key ``attention_book``) the fingerprint of what produced it: the source notebook's cells, the
-parameter spec, the preset and overrides, and every file of ``lib``. The build re-executes a chapter
+parameter spec, the preset and overrides, and the ``lib`` modules it imports. The build re-executes a chapter
 whose fingerprint no longer matches. A chapter lands in ``book/`` only after its execution succeeded:
 a failing run never overwrites a good page.
 """
 from __future__ import annotations
 
+import ast
 import datetime as _dt
 import hashlib
 import json
@@ -29,8 +30,36 @@ RUNS = Path(os.environ.get("ATR_RUNS", ROOT / "runs"))
 META = "attention_book"
 
 
+def lib_modules(sources: list[str]) -> set[str]:
+    """The ``lib`` modules that code ``sources`` import, followed transitively through ``lib`` itself
+    (``from lib import x``, ``from lib.x import y``, ``import lib.x``, and ``from . import x`` inside lib)."""
+    lib_dir = ROOT / "lib"
+    found: set[str] = {"__init__"}
+    todo = list(sources)
+    while todo:
+        try:
+            tree = ast.parse(todo.pop())
+        except SyntaxError:   # IPython magics in a cell: skip that cell's imports
+            continue
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lib" and node.level == 0:
+                rest = node.module.split(".")[1:]
+                names = [rest[0]] if rest else [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name.split(".")[1] for a in node.names if a.name.startswith("lib.")]
+            for m in names:
+                if m not in found and (lib_dir / f"{m}.py").exists():
+                    found.add(m)
+                    todo.append((lib_dir / f"{m}.py").read_text())
+    return found
+
+
 def fingerprint(chapter: str, values: Mapping[str, Any]) -> str:
-    """Hash of everything that decides a chapter's outputs: source cells, spec, parameters, ``lib``."""
+    """Hash of everything that decides a chapter's outputs: its source cells, its spec, the parameter
+    values, and the files of every ``lib`` module the chapter imports (directly or through lib)."""
     import nbformat
     h = hashlib.sha256()
     nb = nbformat.read(_params.NOTEBOOKS / f"{chapter}.ipynb", as_version=4)
@@ -39,8 +68,8 @@ def fingerprint(chapter: str, values: Mapping[str, Any]) -> str:
         h.update(json.dumps(sorted(cell.get("metadata", {}).get("tags", []))).encode())
     h.update((_params.NOTEBOOKS / f"{chapter}.params.toml").read_bytes())
     h.update(json.dumps(dict(values), sort_keys=True).encode())
-    for f in sorted((ROOT / "lib").rglob("*.py")):
-        h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes())
+    for m in sorted(lib_modules([c.source for c in nb.cells if c.cell_type == "code"]) | {"params"}):
+        h.update(m.encode() + b"\0" + (ROOT / "lib" / f"{m}.py").read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -126,7 +155,7 @@ def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: boo
         folder = out_root / chapter / f"{stamp}-{preset}-{i}"
         i += 1
     folder.mkdir(parents=True)
-    print(f"[lib] running chapter '{chapter}' at preset '{preset}' into {folder.relative_to(ROOT)}",
+    print(f"[lib] running chapter '{chapter}' at preset '{preset}' into {_show(folder)}",
           file=sys.stderr)
     try:
         record = execute(chapter, folder / f"{chapter}.ipynb", values, progress=progress)
@@ -137,9 +166,14 @@ def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: boo
     record["overrides"] = dict(overrides)
     record["git_commit"] = _git_commit()
     (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
-    print(f"[lib] done in {record['wall_s']} s on {record['device']}: {folder.relative_to(ROOT)}",
+    print(f"[lib] done in {record['wall_s']} s on {record['device']}: {_show(folder)}",
           file=sys.stderr)
     return folder
+
+
+def _show(path: Path) -> str:
+    """A path relative to the repository when inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def _git_commit() -> str:

@@ -43,7 +43,7 @@ def test_matches_direct_formula(score_map, scale, with_WO):
 
 def test_weights_are_row_stochastic_and_skip_adds_query():
     X = rand(6, 4)
-    W = att.init_weights(2, 4, 3, 2, 4, generator=torch.Generator().manual_seed(1))
+    W = att.init_weights(2, 4, 3, 3, 4, generator=torch.Generator().manual_seed(1))
     out, A = att.attention(X, X, **W, return_weights=True)
     torch.testing.assert_close(A.sum(-1), torch.ones(2, 6))
     out_skip = att.attention(X, X, **W, skip=True)
