@@ -1,0 +1,83 @@
+"""Figures of the aot-memorization chapter (paper's numbers beside ours), kept out of the reader's way."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import plots
+from .aot import PAPER, capacity_mahdavi, phi
+from .aot_train import linfit, mean_over_reps, powfit, truncate_saturated
+
+
+def _bounds(ax, x, N, T0, ours_cap, prev_cap, label_x=True):
+    ax.plot(x, phi(ours_cap, N, T0), color="#1a7f37", lw=1.2, label=r"our lower bound $\phi(Hd_h+d)$")
+    ax.plot(x, phi(np.maximum(prev_cap, 0), N, T0), color="#bf8700", lw=1.2, label=r"previous $\phi(H(d_h-1)+1)$")
+    ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":", label="random 1/N")
+
+
+def fig1a(recs, N, d_list, H_list, key="running_acc"):
+    """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h (ours) and the paper's curves at N = 50."""
+    T0 = N * N
+    fig, axes = plots.subplots(1, 2, width=4.6, height=3.4)
+    m = mean_over_reps(recs, key, ["d", "H"])
+    for i, d in enumerate(d_list):
+        y = [m[(d, H)][0] for H in H_list]
+        e = [m[(d, H)][1] for H in H_list]
+        plots.paper_vs_ours(axes[0], H_list, y, ours_err=e, label=f"d = d_h = {d}", color=plots.COLORS[i % 8])
+        axes[0].plot(H_list, phi(np.array(H_list) * d + d, N, T0), color=plots.COLORS[i % 8], lw=0.8, ls=":")
+    axes[0].axhline(1 / N, color="#57606a", lw=0.8, ls=":")
+    axes[0].set(xlabel="heads H", ylabel="accuracy", title=f"ours (N = {N}); dotted: $\\phi(Hd_h+d)$", ylim=(0, 1.05))
+    axes[0].legend(fontsize=7)
+    Hp = PAPER["exp1_H"]
+    for i, d in enumerate([4, 6, 8, 10, 12]):
+        axes[1].plot(Hp, PAPER["exp1"][d], color=plots.COLORS[i % 8], marker="s", mfc="none", ls="--", label=f"d = {d}")
+        axes[1].plot(Hp, phi(np.array(Hp) * d + d, 50, 2500), color=plots.COLORS[i % 8], lw=0.8, ls=":")
+    axes[1].axhline(1 / 50, color="#57606a", lw=0.8, ls=":")
+    axes[1].set(xlabel="heads H", title="paper (official v2 CSV, N = 50)", ylim=(0, 1.05))
+    axes[1].legend(fontsize=7)
+    return fig
+
+
+def fig_single(ax, x, y, err, N, T0, caps, prevs, label, paper_x=None, paper_y=None, color=None, xlabel=""):
+    plots.paper_vs_ours(ax, x, y, ours_err=err, label=label, color=color)
+    if paper_x is not None:
+        ax.plot(paper_x, paper_y, **dict(plots.PAPER, label="paper (N = 50)"))
+    if caps is not None:
+        _bounds(ax, x, N, T0, caps, prevs)
+    ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(0, 1.05))
+
+
+def fig4_slopes(slopes_ours: dict, slopes_paper: dict, N_ours: int):
+    """Fig. 2b / Exp. 4: per-head slope of accuracy vs d = d_h, scaled to associations per head
+    (slope * T0 / (1 - 1/N)) so that N = 20 and N = 50 can share axes; log-log."""
+    fig, axes = plots.subplots(1, 1, width=5.0, height=3.4)
+    ax = axes[0]
+    for lab, sl, N, st in (("ours", slopes_ours, N_ours, dict(plots.OURS)), ("paper (v2 CSV)", slopes_paper, 50, dict(plots.PAPER))):
+        ds = np.array(sorted(sl))
+        a = np.array([sl[d] for d in ds]) * N * N / (1 - 1 / N)
+        st["label"] = f"{lab}, N = {N}"
+        ax.plot(ds, a, **st)
+    dd = np.linspace(2, 14, 50)
+    ax.plot(dd, dd, color="#1a7f37", lw=1, label="bound: d_h per head")
+    ax.set(xscale="log", yscale="log", xlabel="d = d_h", ylabel="associations per head")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def per_head_slopes(recs, d_list, H_list, N, key="running_acc"):
+    """{d: slope of accuracy vs H} over the pre-saturation points (the official rule), and R^2."""
+    m = mean_over_reps(recs, key, ["d", "H"])
+    out, r2 = {}, {}
+    for d in d_list:
+        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
+        if len(x) >= 2:
+            a, b, r = linfit(x, y)
+            out[d], r2[d] = a, (r if len(x) >= 3 else float("nan"))
+    return out, r2
+
+
+def paper_slopes():
+    out = {}
+    for d, y in PAPER["exp1"].items():
+        x, yy = truncate_saturated(PAPER["exp1_H"], y)
+        out[d] = linfit(x, yy)[0]
+    return out
