@@ -193,6 +193,8 @@ def train_family(fam, data: FamilyData, *, seeds: Sequence[int], steps: int | Se
     if (total < 0).any():
         raise ValueError("steps must be >= 0")
 
+    if eval_data is not None and eval_data.G != G:
+        raise ValueError(f"eval_data has {eval_data.G} models, data has {G}")
     data = data.to(device=device, dtype=dtype)
     if eval_data is not None:
         eval_data = eval_data.to(device=device, dtype=dtype)
