@@ -127,7 +127,7 @@ def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
                     f"<td><code>{e(r['id'])}</code></td><td>{e(r['statement'])}</td><td>{e(r['paper'])}</td>"
                     f"<td>{e(r['ours'])}</td><td>{e(r['criterion'])}</td>"
                     f"<td style='color:{colour};font-weight:600;white-space:nowrap'>{label}</td></tr>")
-    return f"<table class='claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def from_notebook(path: str) -> list[dict[str, Any]]:
