@@ -1,12 +1,9 @@
 """Experiments 1-6 of Dana et al. on the shared sweep engine (:mod:`lib.family`, :mod:`lib.train`).
 
 The engine trains a *family* of G models of one shape in one batched computation. The paper's grids
-vary the number of heads H, so this module adds a per-model **head mask**: a family is built with
-``H_max`` heads and model g uses only its first ``H_g`` (the masked heads' ``W_O^h`` is multiplied by 0,
-so they contribute nothing and receive zero gradients; Adam leaves them at their initial values). The
-mask travels with the data (``shared["hmask"]``), so the engine's family compaction keeps it aligned.
-For Experiment 5 the MLP Transformer (one head with d_h = d, then ``x + W_2 GELU(W_1 x + b_1)``) is a
-subclass with a per-model **width mask** in the same way.
+vary H, d_h, d and the MLP width, so :class:`PaddedAoT` puts models of different sizes in one family
+by zero-padding each to the largest shapes (exact: padding stays zero under training, see the class).
+All configurations of one experiment pool therefore train together, two families at most.
 
 Recipe (the official v2 code as it really runs, research note §4.3): Adam (0.9, 0.999, 1e-8), a fixed
 training set of ``batches_per_epoch × batch`` sequences sampled once, reshuffled every epoch, the
@@ -30,45 +27,53 @@ import torch.nn.functional as F
 from . import family, train
 
 
-class MaskedAoT(family.AoTMemorization):
-    """An AoT family with ``H`` = the largest head count; ``batch["hmask"]`` ``[G, H]`` selects heads."""
+class PaddedAoT(family.AoTMemorization):
+    """A family of AoTs of *different* sizes (d, d_h, H, MLP width) in one batched computation.
 
-    def logits(self, p, batch):
-        q = dict(p)
-        q["W_O"] = p["W_O"] * batch["hmask"].to(p["W_O"].dtype)[:, :, None, None]
-        return super().logits(q, batch)
+    Every member is initialised at its own size (``AoTMemorization(...).init_one(seed)``) and
+    zero-padded to the family's largest shapes. Zero padding is preserved by training: a padded
+    coordinate, head or hidden unit multiplies only zeros, so its gradient is exactly 0 and Adam leaves
+    it at 0 (m = v = 0). The padded member therefore computes and trains exactly as its unpadded self
+    (tests/test_aot.py checks both). The score scale is per member (``batch["qscale"]`` ``[G]``, folded
+    into W_Q in the forward pass only, so the gradients are those of the member's own model): the
+    official model's 1/sqrt(d_h), the paper's 1. ``width > 0`` adds the MLP of Experiment 5 after the
+    attention: ``r + W_2 GELU(W_1 r + b_1)`` (the official code's W_1 has a bias, W_2 none)."""
 
-    def residual(self, p, batch):
-        """The sequence embedding before the unembedding, ``[G, B, d]`` (the parent with U = I)."""
-        q = dict(p)
-        G = p["U"].shape[0]
-        q["U"] = torch.eye(self.d, dtype=p["U"].dtype, device=p["U"].device).expand(G, self.d, self.d)
-        return MaskedAoT.logits(self, q, batch)
-
-
-class MLPTransformer(MaskedAoT):
-    """One attention head (d_h = d) followed by one GELU MLP of width ``w`` (mask ``batch["wmask"]``
-    ``[G, w]``) with a residual connection, then the unembedding (the paper's §4.2.1 model; the
-    official code's W_1 has a bias and W_2 none)."""
-
-    def __init__(self, *args, width: int = 1, **kw):
-        super().__init__(*args, **kw)
+    def __init__(self, N, S, d, dh, H, variant, compress=None, width: int = 0):
+        super().__init__(N=N, S=S, d=d, dh=dh, H=H, variant=variant, scale=None, compress=compress)
         self.width = width
 
-    def init_one(self, seed: int):
-        p = super().init_one(seed)
-        g = torch.Generator().manual_seed(int(seed) + 7919)
-        d, w = self.d, self.width
-        u = lambda shape, b: (torch.rand(*shape, generator=g, dtype=torch.float64) * 2 - 1) * b
-        p.update(W1=u((d, w), 1 / math.sqrt(d)), b1=u((w,), 1 / math.sqrt(d)), W2=u((w, d), 1 / math.sqrt(w)))
-        return p
+    def member_params(self, d, dh, H, width, seed) -> dict[str, torch.Tensor]:
+        """One member's own initialisation, zero-padded to this family's shapes."""
+        own = family.AoTMemorization(N=self.N, S=self.S, d=d, dh=dh, H=H, variant=self.variant,
+                                     compress=self.compress if self.variant == "official" else None)
+        p = own.init_one(seed)
+        if self.width:
+            g = torch.Generator().manual_seed(int(seed) + 7919)
+            u = lambda shape, b: (torch.rand(*shape, generator=g, dtype=torch.float64) * 2 - 1) * b
+            p.update(W1=u((d, width), 1 / math.sqrt(d)), b1=u((width,), 1 / math.sqrt(d)),
+                     W2=u((width, d), 1 / math.sqrt(max(width, 1))))
+        full = self.init_one(0)
+        if self.width:
+            full.update(W1=torch.zeros(self.d, self.width, dtype=torch.float64), b1=torch.zeros(self.width, dtype=torch.float64),
+                        W2=torch.zeros(self.width, self.d, dtype=torch.float64))
+        out = {}
+        for k, big in full.items():
+            z = torch.zeros_like(big)
+            z[tuple(slice(0, n) for n in p[k].shape)] = p[k]
+            out[k] = z
+        return out
 
     def logits(self, p, batch):
-        r = self.residual(p, batch)                                                # [G, B, d]
-        m = batch["wmask"].to(r.dtype)[:, None, :]
-        h = F.gelu(torch.bmm(r, p["W1"]) + p["b1"][:, None, :]) * m
-        r = r + torch.bmm(h, p["W2"])
-        return torch.bmm(r, p["U"])
+        q = dict(p)
+        q["W_Q"] = p["W_Q"] * batch["qscale"].to(p["W_Q"].dtype)[:, None, None, None]
+        if not self.width:
+            return super().logits(q, batch)
+        G = p["U"].shape[0]
+        q["U"] = torch.eye(self.d, dtype=p["U"].dtype, device=p["U"].device).expand(G, self.d, self.d)
+        r = super().logits(q, batch)                                          # residual [G, B, d]
+        h = F.gelu(torch.bmm(r, p["W1"]) + p["b1"][:, None, :])
+        return torch.bmm(r + torch.bmm(h, p["W2"]), p["U"])
 
 
 @dataclass(frozen=True)
@@ -86,50 +91,42 @@ class Recipe:
         return self.batches_per_epoch * self.epochs
 
 
-def _with_masks(data: family.FamilyData, hmask: torch.Tensor, wmask: torch.Tensor | None) -> family.FamilyData:
-    sh = dict(data.shared)
-    sh["hmask"] = hmask
-    if wmask is not None:
-        sh["wmask"] = wmask
-    return family.FamilyData(data.examples, sh, data.sizes)
-
-
 def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, variant: str = "official",
                data_seed: int = 2222, S: int = 2, mlp: bool = False, device="cpu", dtype=torch.float32) -> list[dict]:
     """Train every configuration ``(d, d_h, H)`` (or ``(d, d_h, H, width)`` with ``mlp=True``) ``reps``
-    times on one random look-up table over ``[N]^S``. Configurations sharing (d, d_h) form one family.
+    times on one random look-up table over ``[N]^S``, all in one zero-padded family (two for the
+    official model: with and without the shared compression, which it uses iff d != d_h).
     Returns one record per (config, rep): d, d_h, H, width, rep, running_acc, table_acc, seconds."""
     out: list[dict] = []
-    groups: dict[tuple, list] = {}
+    groups: dict[bool, list] = {}
     for c in configs:
-        groups.setdefault(tuple(c[:2]), []).append(c)
-    for (d, dh), cs in groups.items():
-        Hmax = max(c[2] for c in cs)
+        groups.setdefault(variant == "official" and c[0] != c[1], []).append(tuple(c))
+    for compress, cs in groups.items():
+        dmax, dhmax, Hmax = max(c[0] for c in cs), max(c[1] for c in cs), max(c[2] for c in cs)
+        if variant == "official" and not compress:
+            dmax = dhmax = max(dmax, dhmax)
         wmax = max(c[3] for c in cs) if mlp else 0
-        cls = MLPTransformer if mlp else MaskedAoT
-        kw = dict(width=max(wmax, 1)) if mlp else {}
-        fam = cls(N=N, S=S, d=d, dh=dh, H=Hmax, variant=variant, **kw)
+        fam = PaddedAoT(N, S, dmax, dhmax, Hmax, variant, compress=compress if variant == "official" else None,
+                        width=max(wmax, 1) if mlp else 0)
         members = [(c, r) for c in cs for r in range(reps)]
         G = len(members)
         # init seeds: a hash of (config, rep), so a model's initialisation does not depend on the grid
-        seeds = [int(abs(hash_cfg(data_seed, variant, mlp, c, r))) for c, r in members]
+        seeds = [hash_cfg(data_seed, variant, mlp, c, r) for c, r in members]
+        params = family.stack([fam.member_params(c[0], c[1], c[2], c[3] if mlp else 0, s)
+                               for (c, _), s in zip(members, seeds)])
         data = family.aot_data(fam, recipe.batch * recipe.batches_per_epoch, [data_seed] * G)
-        hmask = torch.zeros(G, Hmax)
-        wmask = torch.zeros(G, max(wmax, 1)) if mlp else None
-        for g, (c, r) in enumerate(members):
-            hmask[g, : c[2]] = 1
-            if mlp:
-                wmask[g, : c[3]] = 1
-        data = _with_masks(data, hmask, wmask)
-        table = _with_masks(family.aot_table(fam, data), hmask, wmask)
+        qs = torch.tensor([1 / math.sqrt(c[1]) if variant == "official" else 1.0 for c, _ in members])
+        data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
+        tab = family.aot_table(fam, data)
+        table = family.FamilyData(tab.examples, {"qscale": qs}, tab.sizes)
         t0 = time.perf_counter()
         res = train.train_family(fam, data, seeds=seeds, steps=recipe.steps, lr=recipe.lr, schedule="linear",
                                  lr_end=recipe.lr_end, per_epoch=recipe.batches_per_epoch,
                                  batch_size=recipe.batch, running_window=recipe.running_window,
-                                 eval_data=table, device=device, dtype=dtype)
+                                 eval_data=table, params=params, device=device, dtype=dtype)
         dt = time.perf_counter() - t0
         for (c, r), rr in zip(members, res):
-            out.append(dict(d=d, d_h=dh, H=c[2], width=c[3] if mlp else 0, rep=r, variant=variant, mlp=mlp,
+            out.append(dict(d=c[0], d_h=c[1], H=c[2], width=c[3] if mlp else 0, rep=r, variant=variant, mlp=mlp,
                             running_acc=rr["running_acc"], table_acc=rr["eval_acc"], seconds=dt / G))
     return out
 

@@ -1,0 +1,64 @@
+"""Time the hot parts of the aot-memorization chapter at a preset (default: book).
+
+    .venv/bin/python benchmarks/aot-memorization.py [--preset book] [--paper-point] [--skip-training]
+
+Prints the wall time of the float64 constructions and of each pooled training grid, the engine's
+measured FLOP rate, and (with --paper-point) the cost of one paper-preset sweep point (N = 50,
+d = d_h = 10, H = 31, 4096 Adam steps of batch 256, official model, one seed), extrapolated to
+the whole paper preset by the FLOP count of its grids.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from lib import aot, params, repro
+from lib import aot_train as AT
+
+
+def timed(label, fn):
+    t0 = time.perf_counter()
+    out = fn()
+    print(f"{label:45s} {time.perf_counter() - t0:7.2f} s")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--preset", default="book")
+    ap.add_argument("--paper-point", action="store_true")
+    ap.add_argument("--skip-training", action="store_true")
+    ap.add_argument("--device", default="cpu")
+    a = ap.parse_args()
+    repro.setup(0, a.device, quiet=True)
+    P = params.load("aot-memorization").resolve(a.preset)
+    rng = np.random.default_rng(0)
+    cfg = lambda s: [float(v) if "." in v else int(v) for v in s.split(",")]
+    t_all = time.perf_counter()
+    timed("Lemma 2 ranks", lambda: [aot.lemma2_rank(*cfg(s), rng) for s in P["lemma2_grid"] for _ in range(P["lemma2_draws"])])
+    timed("Corollary 1 constructions", lambda: [aot.association_check(*cfg(s), rng) for s in P["construct_grid"] + P["negative_grid"]])
+    w, Pm = aot.full_support_task(P["dist_N"], 2, rng)
+    timed("Prop. 2 encoders (all d)", lambda: [aot.best_encoder(w, Pm, d, restarts=P["dist_restarts"]) for d in range(1, P["dist_N"] - 1)])
+    timed("Theorem 2", lambda: [aot.theorem2_check(*(int(x) if i < 3 else x for i, x in enumerate(cfg(s))), rng) for s in P["thm2_grid"]])
+    rate = timed("engine calibration", lambda: AT.calibrate(a.device))
+    print(f"engine rate: {rate / 1e9:.2f} GFLOP/s")
+    if not a.skip_training:
+        timed(f"all training at preset {a.preset}", lambda: AT.run_plan(P, device=a.device))
+    print(f"{'total':45s} {time.perf_counter() - t_all:7.2f} s")
+    if a.paper_point:
+        R = AT.Recipe()   # the official v2 recipe: 4096 steps of batch 256
+        t0 = time.perf_counter()
+        AT.train_grid(50, [(10, 10, 31)], 1, R, variant="official", device=a.device)
+        dt = time.perf_counter() - t0
+        g = dict(N=50, configs=[(10, 10, 31)], reps=1, recipe=R, variant="official", mlp=False)
+        Pp = params.load("aot-memorization").resolve("paper")
+        tot = sum(AT.plan_flops(x) for x in AT.plan(Pp).values())
+        print(f"one paper sweep point (N=50, d=d_h=10, H=31, 4096 steps): {dt:.1f} s; "
+              f"paper preset ~{tot / AT.plan_flops(g) * dt / 3600:.1f} h at the same rate (by FLOPs)")
+
+
+if __name__ == "__main__":
+    main()

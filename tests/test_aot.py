@@ -1,0 +1,156 @@
+"""Unit tests of lib/aot.py and lib/aot_train.py (the aot-memorization chapter). Fast: a few seconds."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib import aot, family, params, train
+from lib import aot_train as AT
+
+torch.set_num_threads(1)
+
+
+def test_counts_and_phi():
+    assert aot.capacity_paper(20, 10, 10) == 210
+    assert aot.capacity_corrected(20, 5, 2) == 42
+    assert aot.capacity_mahdavi(20, 10) == 181
+    assert aot.n_params_paper(50, 2, 10, 10, 1) == 10 * (2 + 100 + 40)
+    assert aot.n_params_rank1(50, 2, 10, 10, 1) == 10 * (2 + 100 + 22)
+    assert aot.phi(0, 10, 100) == pytest.approx(0.1)
+    assert aot.phi(100, 10, 100) == pytest.approx(1.0)
+    assert aot.phi(500, 10, 100) == 1.0                    # capped
+
+
+def test_all_sequences():
+    s = aot.all_sequences(3, 2)
+    assert s.shape == (9, 2) and (s[4] == [1, 1]).all()
+
+
+def test_aot_param_count_matches_formula():
+    g = np.random.default_rng(0)
+    N, S, d, dh, H = 5, 3, 4, 2, 3
+    T = lambda *sh: torch.as_tensor(g.standard_normal(sh))
+    m = aot.AoT(T(N, d), T(S, d), T(H, d, dh), T(H, d, dh), T(H, d, dh), T(H, dh, d), T(N, d))
+    assert m.n_params() == aot.n_params_paper(N, S, d, dh, H)
+
+
+@pytest.mark.parametrize("cfg", [(6, 2, 3, 3, 11), (4, 3, 2, 2, 31)])
+def test_construction_memorizes_at_capacity(cfg):
+    r = aot.association_check(*cfg, np.random.default_rng(1))
+    assert r["rank"] == r["T"]
+    assert r["acc_all"] == 1.0
+    assert r["rel_err"] < 1e-3
+
+
+def test_construction_dh_greater_than_d_reaches_only_corrected_capacity():
+    r = aot.association_check(6, 2, 2, 4, 5, np.random.default_rng(2))
+    assert r["rank"] == aot.capacity_corrected(5, 4, 2) == 12 < aot.capacity_paper(5, 4, 2)
+    assert r["acc_all"] < 1.0
+
+
+def test_lemma2_rank_generic():
+    r, m = aot.lemma2_rank(5, 2, 3, 8, np.random.default_rng(3))
+    assert r == m == 24
+
+
+def test_prop3_closed_form_matches_brute_force():
+    for lam in (1.0, 30.0, 300.0):
+        assert aot.prop3_kl(20, lam) == pytest.approx(aot.prop3_kl_direct(20, 2, lam, np.random.default_rng(4)), abs=1e-12)
+
+
+def test_encoders_full_rank_exact_and_bottleneck():
+    w, P = aot.full_support_task(5, 2, np.random.default_rng(5))
+    W, E = aot.exact_encoder_full_rank(P)
+    assert abs(aot.d_kl(w, P, E @ W.T)) < 1e-12
+    k1 = aot.best_encoder(w, P, 1, restarts=0)[0]
+    k3 = aot.best_encoder(w, P, 3, restarts=0)[0]
+    assert k1 > k3 > 0
+
+
+def test_distribution_construction_reaches_floor():
+    w, P = aot.full_support_task(5, 2, np.random.default_rng(6))
+    r = aot.distribution_check(5, 2, 2, 2, 12, w, P, np.random.default_rng(7), restarts=0)
+    assert r["rank"] == 25 and r["gap"] < 1e-8
+
+
+def test_theorem2_bound_holds_small():
+    r = aot.theorem2_check(10, 150, 50, 0.1, np.random.default_rng(8))
+    assert r["C_emp"] < 0.5 and r["kl_f"] <= r["bound"]
+
+
+def test_kl_rows_zero_for_exact():
+    P = np.array([[0.2, 0.8], [1.0, 0.0]])
+    L = np.log(np.array([[0.2, 0.8], [1.0, 1e-300]]))
+    assert np.allclose(aot.kl_rows(P, L), 0, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant,compress,members", [
+    ("official", False, [(4, 4, 2), (2, 2, 3), (3, 3, 1)]),
+    ("official", True, [(4, 2, 2), (2, 3, 3), (5, 1, 1)]),
+    ("paper", None, [(4, 2, 2), (2, 3, 3), (5, 1, 1), (3, 3, 2)]),
+])
+def test_padded_family_equals_each_member_alone(variant, compress, members):
+    """Zero-padded members compute and *train* exactly as their own unpadded models."""
+    N, S = 7, 2
+    dmax, dhmax, Hmax = (max(m[i] for m in members) for i in range(3))
+    if variant == "official" and not compress:
+        dmax = dhmax = max(dmax, dhmax)
+    fam = AT.PaddedAoT(N, S, dmax, dhmax, Hmax, variant, compress=compress)
+    seeds = [5 + i for i in range(len(members))]
+    p = family.stack([fam.member_params(d, dh, H, 0, s) for (d, dh, H), s in zip(members, seeds)])
+    qs = torch.tensor([1 / math.sqrt(m[1]) if variant == "official" else 1.0 for m in members])
+    data = family.aot_data(fam, 64, [1] * len(members))
+    data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
+    res = train.train_family(fam, data, seeds=seeds, steps=12, lr=1e-2, batch_size=16, params=p,
+                             dtype=torch.float64, return_params=True)
+    for g, ((d, dh, H), s) in enumerate(zip(members, seeds)):
+        own = family.AoTMemorization(N=N, S=S, d=d, dh=dh, H=H, variant=variant,
+                                     compress=compress if variant == "official" else None)
+        d1 = family.aot_data(own, 64, [1])
+        r1 = train.train_family(own, d1, seeds=[s], batch_seeds=[s], steps=12, lr=1e-2, batch_size=16,
+                                dtype=torch.float64, return_params=True)[0]
+        for k, v in r1["params"]["final"].items():
+            got = res[g]["params"]["final"][k][tuple(slice(0, n) for n in v.shape)]
+            assert torch.allclose(got, v, atol=1e-9), (variant, compress, (d, dh, H), k)
+            big = res[g]["params"]["final"][k].clone()
+            big[tuple(slice(0, n) for n in v.shape)] = 0
+            assert big.abs().max() == 0, f"padding of {k} moved"
+
+
+def test_padded_mlp_width_zero_is_the_one_head_aot():
+    fam = AT.PaddedAoT(7, 2, 4, 4, 1, "official", width=6)
+    p = family.stack([fam.member_params(4, 4, 1, 0, 3)])
+    plain = AT.PaddedAoT(7, 2, 4, 4, 1, "official")
+    q = {k: v for k, v in p.items() if k not in ("W1", "b1", "W2")}
+    b = {"t": torch.randint(0, 7, (1, 9, 2)), "qscale": torch.tensor([0.5])}
+    assert torch.allclose(fam.logits(p, b), plain.logits(q, b), atol=1e-6)
+
+
+def test_fits():
+    a, b, r2 = AT.linfit([1, 2, 3], [3, 5, 7])
+    assert (a, b, r2) == pytest.approx((2, 1, 1))
+    x, y = AT.truncate_saturated([1, 2, 3, 4], [0.5, 0.9, 0.97, 1.0])
+    assert list(x) == [1, 2]
+    assert AT.slope_ratio(0.0340, 50, 2500, 10) == pytest.approx(0.034 * 2500 / (0.98 * 10))
+
+
+def test_smoke_plan_trains_and_pools():
+    P = params.load("aot-memorization").resolve("smoke")
+    P = dict(P, exp6_H=[1, 2], exp5_H=[1, 2], epochs=1, exp6_epochs=1, exp2_dh=[1, 2, 3])
+    res = AT.run_plan(P, log=lambda *_: None)
+    assert set(res) >= {"exp1", "exp2_official", "exp3_paper", "exp5_mlp", "exp6"}
+    for recs in res.values():
+        for r in recs:
+            assert 0.0 <= r["table_acc"] <= 1.0 and not math.isnan(r["running_acc"])
+    # Exp. 2 and Exp. 3 share the configuration (d, d_h, H) = (3, 2, 2): pooled, trained once
+    a = [r for r in res["exp2_official"] if (r["d"], r["d_h"], r["H"]) == (3, 2, 2)]
+    b = [r for r in res["exp3_official"] if (r["d"], r["d_h"], r["H"]) == (3, 2, 2)]
+    assert a and a[0] is b[0]
+
+
+def test_plan_flops_positive_and_paper_larger():
+    spec = params.load("aot-memorization")
+    fb = sum(AT.plan_flops(g) for g in AT.plan(spec.resolve("book")).values())
+    fp = sum(AT.plan_flops(g) for g in AT.plan(spec.resolve("paper")).values())
+    assert 0 < fb < fp
