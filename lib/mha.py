@@ -1,0 +1,383 @@
+"""Mahdavi, Liao & Thrampoulidis (ICLR 2024), *Memorization capacity of multi-head attention*: the theory.
+
+The paper's layer (eqs. 1-6), for a context ``E ∈ R^{n×d}`` (tokens are rows) and one query ``e ∈ R^d``::
+
+    α_h = E W_{K,h} W_{Q,h}^T e     θ_h = softmax(α_h)     z_h = E^T θ_h     p_h = W_{V,h}^T z_h
+    o = W_O^T [p_1; …; p_H]         ŷ = W_D^T o
+
+is :func:`lib.attention.attention` with one query row ``X_q = e^T``, keys/values ``X_kv = E``, no scale,
+per-head output blocks ``W_O^h = W_O[h d_v:(h+1) d_v, :]``, followed by ``@ W_D`` (:func:`forward`).
+The feature matrix ``Z`` (eq. 7: row t = [z_1^(t); …; z_H^(t)]) is the same call with ``W_V = I_d`` and
+no output projection (:func:`features`).
+
+Everything here works in float64: the construction of Theorem 1 uses key/query scales c ~ 1e2…1e6,
+and in float32 the residual logits ``c·E W^+ e ≈ c·1e-7`` would spoil exact interpolation.
+
+Contents: assumption checkers (context rank, exact Kruskal rank for small sets, the paper's randomized
+Kruskal test), the parameter count, the head-by-head construction of Proposition 1 / Theorem 1 (with
+Remark 1 and the skip-connection variant of Appendix C), random-weight rank experiments (Propositions 2
+and 5), the averaging layer of Proposition 4, and the two-layer ReLU comparison of Proposition 3.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import torch
+
+from lib import attention as att
+
+DT = torch.float64
+
+
+def limit_blas_threads(n: int = 1):
+    """NumPy/SciPy's OpenBLAS starts one thread per core; on a shared 2-core machine the small SVDs and
+    QRs of this chapter run ~15x faster with one. (lib.repro.setup limits torch's threads only.)"""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(n)
+
+
+# ---------------------------------------------------------------------------------------------
+# The layer in the paper's notation, mapped onto lib.attention
+# ---------------------------------------------------------------------------------------------
+def _t(x) -> torch.Tensor:
+    return torch.as_tensor(np.asarray(x), dtype=DT)
+
+
+def forward(E, e, W_K, W_Q, W_V, W_O, W_D, skip: bool = False) -> np.ndarray:
+    """Eqs. (1)-(6) for a batch: ``E [T,n,d]``, ``e [T,d]``, ``W_K, W_Q [H,d,d_h]``, ``W_V [H,d,d_v]``,
+    ``W_O [H·d_v, d]`` (the paper's stacked matrix), ``W_D [d, d_out]``. Returns ``ŷ [T, d_out]``.
+    With ``skip`` the layer output is ``o + e`` (Appendix C)."""
+    W_V = _t(W_V)
+    H, _, d_v = W_V.shape
+    W_O = _t(W_O).reshape(H, d_v, -1)                       # per-head blocks of the stacked W_O
+    o = att.attention(_t(e)[:, None, :], _t(E), _t(W_Q), _t(W_K), W_V, W_O, skip=skip)[:, 0, :]
+    return (o @ _t(W_D)).numpy()
+
+
+def features(E, e, W_K, W_Q) -> np.ndarray:
+    """The feature matrix Z (eq. 7), ``[T, H·d]``: row t is ``[E^T θ_1; …; E^T θ_H]``."""
+    E = _t(E)
+    H, d = _t(W_K).shape[0], E.shape[-1]
+    I = torch.eye(d, dtype=DT).expand(H, d, d)
+    return att.attention(_t(e)[:, None, :], E, _t(W_Q), _t(W_K), I, None)[:, 0, :].numpy()
+
+
+def softmax_weights(E, e, W_K, W_Q) -> np.ndarray:
+    """θ_h^(t) for every example and head: ``[T, H, n]``."""
+    S = att.scores(_t(e)[:, None, :], _t(E), _t(W_Q), _t(W_K))         # [T, H, 1, n]
+    return att.normalize(S)[:, :, 0, :].numpy()
+
+
+def param_count(H: int, d: int, d_h: int, d_v: int, d_out: int) -> dict[str, int]:
+    """Parameters of the layer: the paper's formula (which omits W_O) and the true count."""
+    true = 2 * H * d * d_h + H * d * d_v + H * d_v * d + d * d_out
+    return {"paper": 2 * H * d * d_h + H * d * d_v + d * d_out, "true": true}
+
+
+def count_module_params(H: int, d: int, d_h: int, d_v: int, d_out: int) -> int:
+    """Count the parameters of the layer built as torch tensors of the paper's shapes (independent of
+    the formula above)."""
+    shapes = [(d, d_h), (d, d_h), (d, d_v)] * H + [(H * d_v, d), (d, d_out)]
+    return sum(torch.empty(s).numel() for s in shapes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ranks and the assumptions
+# ---------------------------------------------------------------------------------------------
+def num_rank(M: np.ndarray, rtol: float = 1e-10) -> int:
+    """Numerical rank: singular values above ``rtol · σ_max``."""
+    s = np.linalg.svd(np.atleast_2d(M), compute_uv=False)
+    return int((s > rtol * s[0]).sum()) if s.size and s[0] > 0 else 0
+
+
+def context_ranks(E: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
+    """rank(E^(t)) for every example (Assumption 2 asks for n)."""
+    s = np.linalg.svd(E, compute_uv=False)                                # [T, n]
+    return (s > rtol * s[:, :1]).sum(axis=1)
+
+
+def kruskal_rank(V: np.ndarray, rtol: float = 1e-10, max_subsets: int = 200_000) -> int:
+    """Exact Kruskal rank of the rows of ``V`` (Definition 1): the largest k such that EVERY k rows are
+    independent. Enumerates subsets, so only for small sets (raises if more than ``max_subsets``)."""
+    T = V.shape[0]
+    k = 0
+    for size in range(1, min(T, V.shape[1]) + 1):
+        if math.comb(T, size) > max_subsets:
+            raise ValueError(f"{math.comb(T, size)} subsets of size {size}: too many for the exact test")
+        if all(num_rank(V[list(c)], rtol) == size for c in itertools.combinations(range(T), size)):
+            k = size
+        else:
+            break
+    return k
+
+
+def kruskal_test(V: np.ndarray, k: int, trials: int, rng: np.random.Generator, rtol: float = 1e-10):
+    """The paper's randomized test (Sec. 5.1): draw ``trials`` random k-subsets of the rows of ``V`` and
+    return (fraction with rank k, the ranks seen). 'Holds' in the paper = fraction ≥ 0.99."""
+    T = V.shape[0]
+    ranks = np.array([num_rank(V[rng.choice(T, size=k, replace=False)], rtol) for _ in range(trials)])
+    return float((ranks == k).mean()), ranks
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------------
+def uniform_data(T: int, n: int, d: int, rng: np.random.Generator, shared: bool = True, Q: int | None = None):
+    """Contexts and queries i.i.d. U[0,1) as in the paper's Sec. 5.2 (shared: one context for all).
+    With ``Q`` the queries lie in a random Q-dimensional subspace (Kruskal rank Q, Remark 1)."""
+    E = rng.random((1 if shared else T, n, d))
+    E = np.broadcast_to(E, (T, n, d)).copy()
+    if Q is None:
+        e = rng.random((T, d))
+    else:
+        e = rng.random((T, Q)) @ rng.standard_normal((Q, d))
+    return E, e
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 1 / Proposition 1: the head-by-head construction (Appendix B)
+# ---------------------------------------------------------------------------------------------
+def _softmax(a: np.ndarray) -> np.ndarray:
+    a = a - a.max(axis=-1, keepdims=True)
+    w = np.exp(a)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def _factor(W: np.ndarray, d_h: int, rtol: float = 1e-12):
+    """Write W = W_K W_Q^T with d_h columns each (W must have rank ≤ d_h)."""
+    U, s, Vt = np.linalg.svd(W)
+    k = int((s > rtol * max(s[0], 1e-300)).sum())
+    if k > d_h:
+        raise ValueError(f"head matrix has rank {k} > d_h = {d_h}")
+    d = W.shape[0]
+    W_K, W_Q = np.zeros((d, d_h)), np.zeros((d, d_h))
+    W_K[:, :k] = U[:, :k] * np.sqrt(s[:k])
+    W_Q[:, :k] = Vt[:k].T * np.sqrt(s[:k])
+    return W_K, W_Q, k
+
+
+@dataclass
+class Construction:
+    """The output of :func:`construct`: the weights, and what the proof promised along the way."""
+    W_K: np.ndarray                 # [H, d, d_h]
+    W_Q: np.ndarray                 # [H, d, d_h]
+    W_V: np.ndarray                 # [H, d, d_v]
+    W_O: np.ndarray                 # [H d_v, d]   stacked rectangular identities
+    W_D: np.ndarray                 # [d, d_out]   rectangular identity
+    r: int                          # min(n or Q, d_h)
+    c: list[float] = field(default_factory=list)            # saturation scale c_h of heads 2..H
+    responsible: list[list[int]] = field(default_factory=list)   # examples each head fits exactly
+    factor_err: float = 0.0         # max_h ||W_K W_Q^T - W_h|| / ||W_h||
+    head_ranks: list[int] = field(default_factory=list)
+    sat_err: list[float] = field(default_factory=list)      # max l1 distance to one-hot on R^c, per head
+    sat_delta: list[float] = field(default_factory=list)    # the δ the proof needs, per head
+    rank_after_head: list[int] = field(default_factory=list)
+
+
+def _lemma3_separator(E, e, zero_set, rng):
+    """Lemma 3: a rank-one W^+ = g u^T with E^(t) W^+ e^(t) = 0 on ``zero_set`` and distinct entries
+    elsewhere: u is orthogonal to the queries of ``zero_set``, g is Gaussian."""
+    d = e.shape[1]
+    xi = rng.standard_normal(d)
+    if len(zero_set):
+        Qz, _ = np.linalg.qr(e[zero_set].T)
+        xi = xi - Qz @ (Qz.T @ xi)
+    u = xi / np.linalg.norm(xi)
+    g = rng.standard_normal(d)
+    return np.outer(g, u)
+
+
+def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: int | None = None,
+              rtol: float = 1e-9, shift_for_skip: bool = False) -> Construction:
+    """Build weights that memorize (E, e, Y) exactly, following the proof of Proposition 1 and Step 2
+    of Theorem 1. ``E [T,n,d]``, ``e [T,d]``, ``Y [T,d_out]``; requires T ≤ H(r-1)+1, r = min(n, d_h)
+    (or min(Q, d_h) when the queries have Kruskal rank Q < n, Remark 1). With ``shift_for_skip`` the
+    labels are shifted by the first d_out coordinates of the query (Appendix C: the skip version)."""
+    T, n, d = E.shape
+    d_out = Y.shape[1]
+    r = min(n if Q is None else Q, d_h)
+    if T > H * (r - 1) + 1:
+        raise ValueError(f"T = {T} > H(r-1)+1 = {H * (r - 1) + 1}")
+    if not (d_out <= d_v and d_out <= d):
+        raise ValueError("need d_out <= d_v and d_out <= d")
+    pinvE = np.linalg.pinv(E)                                 # [T, d, n]: right inverses (Assumption 2)
+    emax = float(np.linalg.norm(E, axis=2).max())
+    out = Construction(None, None, None, None, None, r)
+    Ws = []
+
+    def claim1(S, alphas):
+        """Claim 1: a W with E^(t) W e^(t) = α^(t) for t ∈ S (queries of S independent)."""
+        B = np.stack([pinvE[t] @ a for t, a in zip(S, alphas)], axis=1)      # [d, |S|]
+        return B @ np.linalg.pinv(e[S].T)
+
+    def Zof(W_list):
+        return np.concatenate([np.einsum("tnd,tn->td", E, _softmax(np.einsum("tnd,de,te->tn", E, W, e)))
+                               for W in W_list], axis=1)
+
+    # Head 1: r examples with generic (random) attention, so their rows of Z are independent.
+    S = list(range(min(r, T)))
+    Ws.append(claim1(S, [rng.standard_normal(n) for _ in S]))
+    out.responsible.append(S)
+    out.sat_err.append(0.0), out.sat_delta.append(0.0)
+    for h in range(1, H):
+        Zp = Zof(Ws)
+        _, _, piv = scipy.linalg.qr(Zp.T, pivoting=True, mode="economic")
+        k = num_rank(Zp, rtol)
+        out.rank_after_head.append(k)
+        dep = sorted(piv[k:].tolist())
+        if not dep:                                           # rank(Z) = T already: the head idles
+            Ws.append(np.zeros((d, d)))
+            out.responsible.append([]), out.sat_err.append(0.0), out.sat_delta.append(0.0)
+            continue
+        m = min(r - 1, len(dep))
+        R = dep[:m]
+        Rc = [t for t in range(T) if t not in set(R)]
+        C = Zp[R] @ np.linalg.pinv(Zp[Rc])                    # Z'_b = C Z'_a
+        Wp = _lemma3_separator(E, e, R, rng)
+        ap = np.einsum("tnd,de,te->tn", E[Rc], Wp, e[Rc])      # α^+ on R^c
+        srt = np.sort(ap, axis=1)
+        gap = srt[:, -1] - srt[:, -2]
+        istar = ap.argmax(axis=1)
+        Za_plus = E[Rc, istar]                                # saturated rows: the selected tokens
+        A_plus = -C @ Za_plus
+        for _ in range(20):                                   # generic targets; redraw if unlucky
+            alphas = [rng.standard_normal(n) for _ in R]
+            Zb = np.stack([E[t].T @ _softmax(a) for t, a in zip(R, alphas)])
+            sv = np.linalg.svd(Zb + A_plus, compute_uv=False)
+            if sv[-1] > 1e-8 * max(sv[0], 1.0):
+                break
+        Wstar = claim1(R, alphas)
+        delta = 0.5 * sv[-1] / (math.sqrt(len(Rc)) * emax * max(np.linalg.norm(C, 2), 1e-300))
+        astar = np.einsum("tnd,de,te->tn", E[Rc], Wstar, e[Rc])
+        spread = (astar - astar[np.arange(len(Rc)), istar][:, None]).max(axis=1)
+        c = float(max(0.0, ((spread + math.log(2 * max(n - 1, 1) / delta)) / gap).max()))
+        Ws.append(Wstar + c * Wp)
+        th = _softmax(np.einsum("tnd,de,te->tn", E[Rc], Ws[-1], e[Rc]))
+        out.sat_err.append(float(2 * (1 - th[np.arange(len(Rc)), istar]).max()))
+        out.sat_delta.append(float(delta))
+        out.c.append(c)
+        out.responsible.append(R)
+    # Factor each head, W_h = W_K W_Q^T with d_h columns.
+    WK, WQ = [], []
+    for W in Ws:
+        a, b, kk = _factor(W, d_h)
+        WK.append(a), WQ.append(b), out.head_ranks.append(kk)
+        nrm = np.linalg.norm(W)
+        if nrm > 0:
+            out.factor_err = max(out.factor_err, float(np.linalg.norm(a @ b.T - W) / nrm))
+    out.W_K, out.W_Q = np.stack(WK), np.stack(WQ)
+    # Step 2: solve Z W_V = [Y | 0], W_O = stacked I_{d_v×d}, W_D = I_{d×d_out}.
+    Z = features(E, e, out.W_K, out.W_Q)
+    target = Y - e[:, :d_out] if shift_for_skip else Y
+    rhs = np.concatenate([target, np.zeros((T, d_v - d_out))], axis=1)
+    WV = np.linalg.lstsq(Z, rhs, rcond=None)[0]                              # [H d, d_v]
+    out.W_V = WV.reshape(H, d, d_v)
+    out.W_O = np.concatenate([np.eye(d_v, d)] * H, axis=0)
+    out.W_D = np.eye(d, d_out)
+    return out
+
+
+def memorize_check(E, e, Y, H, d_h, d_v, rng, Q=None, skip=False) -> dict:
+    """Construct, then run a fresh forward pass through lib.attention and measure everything."""
+    con = construct(E, e, Y, H, d_h, d_v, rng, Q=Q, shift_for_skip=skip)
+    Yhat = forward(E, e, con.W_K, con.W_Q, con.W_V, con.W_O, con.W_D, skip=skip)
+    Z = features(E, e, con.W_K, con.W_Q)
+    T, n, d = E.shape
+    return dict(T=T, bound=H * (con.r - 1) + 1, rankZ=num_rank(Z), err=float(np.abs(Yhat - Y).max()),
+                scale=float(max(1.0, np.abs(Y).max())), max_head_rank=max(con.head_ranks),
+                factor_err=con.factor_err, c=con.c, con=con,
+                sat_ok=all(s <= dl for s, dl in zip(con.sat_err[1:], con.sat_delta[1:]) if dl > 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Propositions 2 and 5: rank of Z for arbitrary (random) weights
+# ---------------------------------------------------------------------------------------------
+def random_heads(H: int, d: int, d_h: int, scale: float, rng: np.random.Generator):
+    """Gaussian key/query weights, entries N(0, scale²/d)."""
+    g = lambda: rng.standard_normal((H, d, d_h)) * scale / math.sqrt(d)
+    return g(), g()
+
+
+def singular_values(Z: np.ndarray) -> np.ndarray:
+    return np.linalg.svd(Z, compute_uv=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Proposition 4: one averaging self-attention layer with a skip connection
+# ---------------------------------------------------------------------------------------------
+def averaging_layer(X: np.ndarray) -> np.ndarray:
+    """A_0 of Proposition 4 applied to every token of every example (self-attention): one head,
+    W_K = W_Q = 0, W_V = W_O = I, skip. ``X [T, n, d]`` -> ``[T, n, d]``."""
+    X = _t(X)
+    d = X.shape[-1]
+    Z0 = torch.zeros(1, d, d, dtype=DT)
+    I = torch.eye(d, dtype=DT)[None]
+    return att.attention(X, X, Z0, Z0, I, I, skip=True).numpy()
+
+
+def vit_like_tokens(T: int, n_patch: int, d: int, rng: np.random.Generator, shuffle_bag: bool = False):
+    """ViT-shaped synthetic examples: token 0 is a [CLS] token (the same vector in every example), the
+    others are patch embeddings, plus fixed random position embeddings. ``shuffle_bag``: every example's
+    patches are a permutation of ONE shared bag of patches (Assumption 3 fails)."""
+    cls = rng.standard_normal(d)
+    pos = 0.5 * rng.standard_normal((n_patch + 1, d))
+    if shuffle_bag:
+        bag = rng.standard_normal((n_patch, d))
+        patches = np.stack([bag[rng.permutation(n_patch)] for _ in range(T)])
+    else:
+        patches = rng.standard_normal((T, n_patch, d))
+    X = np.concatenate([np.broadcast_to(cls, (T, 1, d)), patches], axis=1) + pos
+    return X
+
+
+# ---------------------------------------------------------------------------------------------
+# Proposition 3: two-layer ReLU networks (Appendix F)
+# ---------------------------------------------------------------------------------------------
+def appF_dataset(T: int, n: int, d: int, rng: np.random.Generator):
+    """The hard dataset of Appendix F: every context is the first n standard basis vectors (shared),
+    queries are [0_{d-n}; x^(t)] with x^(t) ∈ R^n generic."""
+    E = np.broadcast_to(np.eye(n, d), (T, n, d)).copy()
+    x = rng.standard_normal((T, n))
+    e = np.concatenate([np.zeros((T, d - n)), x], axis=1)
+    return E, e, x
+
+
+def fcn(x: torch.Tensor, W1, b1, W2, b2) -> torch.Tensor:
+    """f(x) = W_2^T ReLU(W_1^T x + b_1) + b_2 with W_1 [in, m], W_2 [m, d_out] (App. F, shapes fixed)."""
+    return torch.relu(x @ W1 + b1) @ W2 + b2
+
+
+def fcn_reduction(E, e, x, m: int, d_out: int, rng: np.random.Generator):
+    """On the Appendix-F dataset a width-m FCN on the flattened (n+1)d input equals a width-m FCN on x:
+    returns (max |difference|, rank of the Jacobian of the T·d_out outputs w.r.t. ALL parameters, the
+    number of all parameters, the reduced network's parameter count (n+1)m + (m+1)d_out)."""
+    T, n, d = E.shape
+    xin = torch.as_tensor(np.concatenate([E.reshape(T, -1), e], axis=1), dtype=DT)
+    D = xin.shape[1]
+    W1 = torch.as_tensor(rng.standard_normal((D, m)) / math.sqrt(n + 1), dtype=DT)
+    b1 = torch.as_tensor(rng.standard_normal(m), dtype=DT)
+    W2 = torch.as_tensor(rng.standard_normal((m, d_out)), dtype=DT)
+    b2 = torch.as_tensor(rng.standard_normal(d_out), dtype=DT)
+    full = fcn(xin, W1, b1, W2, b2)
+    # reduced network: the constant part of the input folds into the bias; only the last n input rows act
+    const = xin[0].clone()
+    const[-n:] = 0.0
+    b1r = b1 + const @ W1
+    red = fcn(torch.as_tensor(x, dtype=DT), W1[-n:], b1r, W2, b2)
+    diff = float((full - red).abs().max())
+    J = torch.func.jacrev(lambda *p: fcn(xin, *p).reshape(-1), argnums=(0, 1, 2, 3))(W1, b1, W2, b2)
+    Jm = torch.cat([j.reshape(T * d_out, -1) for j in J], dim=1).numpy()
+    return diff, num_rank(Jm, 1e-9), Jm.shape[1], (n + 1) * m + (m + 1) * d_out
+
+
+def fcn_bound(n: int, m: int, d_out: int) -> float:
+    """Proposition 3: T ≤ (n+1)m/d_out + (m+1)."""
+    return (n + 1) * m / d_out + (m + 1)
+
+
+def fcn_params(n: int, d: int, m: int, d_out: int) -> int:
+    return ((n + 1) * d + 1) * m + (m + 1) * d_out
