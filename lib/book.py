@@ -102,7 +102,9 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     run_dir = run_dir or out.parent
     env_before = os.environ.get("ATR_RUN_DIR")
     os.environ["ATR_RUN_DIR"] = str(run_dir)
-    fd, tmp = tempfile.mkstemp(suffix=".ipynb", prefix=f".{chapter}-", dir=out.parent)
+    scratch = ROOT / ".cache" / "executing"       # same filesystem as book/ and runs/: the rename is atomic
+    scratch.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".ipynb", prefix=f"{chapter}-", dir=scratch)
     os.close(fd)
     t0 = time.perf_counter()
     try:
