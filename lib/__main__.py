@@ -5,7 +5,7 @@
     baseline [<chapter> ...]                            re-execute chapters at the book preset into book/
     build-chapters                                      re-execute only the stale chapters in book/
     stale                                               list the chapters whose book/ page is stale
-    results                                             write book/results.md from the executed chapters
+    results                                             write book/results.md and book/library.md
     claims [--chapter C]                                every claim of the executed chapters, as JSON
     params-cell <chapter>                               the source of the chapter's `parameters` cell
 
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if a.cmd == "results":
             from .book import write_results
-            print(write_results())
+            print("\n".join(str(p) for p in write_results()))
             return 0
         if a.cmd == "claims":
             from .book import all_claims

@@ -14,6 +14,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -225,9 +226,39 @@ def results_page(chapters: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def write_results() -> Path:
-    path = BOOK / "results.md"
-    text = results_page()
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
+def library_page() -> str:
+    """The Markdown of ``book/library.md``: every ``lib`` module, its summary, and the chapters using it."""
+    import nbformat
+    users: dict[str, list[str]] = {}
+    for c in toc_chapters():
+        nb = nbformat.read(_params.NOTEBOOKS / f"{c}.ipynb", as_version=4)
+        for m in lib_modules([x.source for x in nb.cells if x.cell_type == "code"]):
+            users.setdefault(m, []).append(c)
+    lines = ["# The shared library", "",
+             "The chapters import one small library, `lib` (in the repository's `lib/` folder). Each module "
+             "holds one concept; its docstrings carry the equations and the shapes. This page is generated "
+             "(`python -m lib results`) from the modules' docstrings and lists the chapters that use each one.", ""]
+    for f in sorted((ROOT / "lib").glob("*.py")):
+        m = f.stem
+        if m.startswith("_"):
+            continue
+        doc = ast.get_docstring(ast.parse(f.read_text())) or ""
+        summary = doc.split("\n\n")[0].replace("\n", " ").strip()
+        summary = re.sub(r":(mod|func|class|meth|data):`", r"{py:\1}`", summary)   # reST roles -> MyST roles
+        used = ", ".join(f"[{c}]({c}.ipynb)" for c in users.get(m, []))
+        lines += [f"## `lib.{m}`", "", f"```{{py:module}} lib.{m}", "```", "",
+                  summary or "(no docstring)", ""]
+        if used:
+            lines += [f"Used by: {used}.", ""]
+    return "\n".join(lines)
+
+
+def write_results() -> list[Path]:
+    """Write the generated pages (results, library) when their text changed."""
+    out = []
+    for name, text in (("results.md", results_page()), ("library.md", library_page())):
+        path = BOOK / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        out.append(path)
+    return out

@@ -37,8 +37,9 @@ def test_book_chapter_is_executed_and_fresh(chapter):
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), "every cell executed"
 
 
-def test_results_page_is_up_to_date():
+def test_generated_pages_are_up_to_date():
     assert (ROOT / "book" / "results.md").read_text() == book.results_page(), "run `python -m lib results`"
+    assert (ROOT / "book" / "library.md").read_text() == book.library_page(), "run `python -m lib results`"
 
 
 def test_claims_json_command():
