@@ -127,6 +127,10 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
               "executed": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
               "versions": repro.versions(), "device": _resolved_device(values.get("device", "auto"))}
     nb.metadata[META] = record
+    for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
+        tags = cell.metadata.setdefault("tags", [])
+        if ("parameters" in tags or "injected-parameters" in tags) and "hide-input" not in tags:
+            tags.append("hide-input")
     nbformat.write(nb, tmp)
     os.replace(tmp, out)
     return record
