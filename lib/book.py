@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -147,6 +148,7 @@ def baseline(chapter: str, progress: bool = True) -> dict[str, Any]:
     """Execute ``chapter`` at the book preset into ``book/<id>.ipynb`` (the regression baseline)."""
     spec = _params.load(chapter)
     run_dir = ROOT / ".cache" / "baseline" / chapter
+    shutil.rmtree(run_dir, ignore_errors=True)   # the baseline computes everything afresh: no resumed sweeps
     return execute(chapter, BOOK / f"{chapter}.ipynb", spec.resolve("book"), progress=progress, run_dir=run_dir)
 
 
