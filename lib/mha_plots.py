@@ -83,20 +83,20 @@ def vit_figure(curves: dict, n: int, d: int):
     return fig
 
 
-def _agg(members, vals, key, line_key):
-    """Mean, min and max over seeds of ``vals`` grouped by (line, x)."""
+def _agg(rows, val, key, line_key):
+    """Mean, min and max over seeds of ``row[val]`` grouped by (line, x)."""
     out = {}
-    for m, v in zip(members, vals):
-        out.setdefault(getattr(m, line_key), {}).setdefault(getattr(m, key), []).append(v)
+    for r in rows:
+        out.setdefault(r[line_key], {}).setdefault(r[key], []).append(r[val])
     return {l: (np.array(sorted(g)), np.array([np.mean(g[x]) for x in sorted(g)]),
                 np.array([np.min(g[x]) for x in sorted(g)]), np.array([np.max(g[x]) for x in sorted(g)]))
             for l, g in sorted(out.items())}
 
 
-def gd_panel(ax, members, vals, key: str, xlabel: str, ylabel: str, title: str, logy: bool = False,
+def gd_panel(ax, rows, val: str, key: str, xlabel: str, ylabel: str, title: str, logy: bool = False,
              fits: dict | None = None):
     """One panel of Fig. 2 / 4 / 5: one line per dataset size T (mean over seeds, min-max band)."""
-    for i, (T, (x, mu, lo, hi)) in enumerate(_agg(members, vals, key, "T").items()):
+    for i, (T, (x, mu, lo, hi)) in enumerate(_agg(rows, val, key, "T").items()):
         c = plots.COLORS[i % 8]
         ax.plot(x, mu, "o-", color=c, label=f"ours, T={T}")
         ax.fill_between(x, lo, hi, color=c, alpha=0.15, lw=0)
@@ -110,12 +110,11 @@ def gd_panel(ax, members, vals, key: str, xlabel: str, ylabel: str, title: str, 
     ax.legend(fontsize=7)
 
 
-def saturation_figure(thetas: list[np.ndarray], Hs: list[int], thr: float = 0.99, first: int = 20):
+def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float = 0.99, first: int = 20):
     """Fig. 3: per run (row), (a) which heads are saturated for the first examples, (b) histogram of the
-    number of saturated heads per example, (c) histogram of the largest softmax weight."""
-    fig, ax = plots.subplots(len(thetas), 3, width=3.9, height=2.7)
-    for r, (th, H) in enumerate(zip(thetas, Hs)):
-        mx = th.max(axis=2)                                                   # [T, H]
+    number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each)."""
+    fig, ax = plots.subplots(len(max_weights), 3, width=3.9, height=2.7)
+    for r, (mx, H) in enumerate(zip(max_weights, Hs)):
         sat = mx > thr
         plots.heatmap(ax[3 * r], sat[:first].T.astype(float), cmap="Greys", vmin=0, vmax=1, colorbar=False)
         ax[3 * r].set(xlabel="example", ylabel="head", title=f"H={H}: saturated (black)")
