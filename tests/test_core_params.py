@@ -28,6 +28,13 @@ def test_spec_is_valid_and_matches_the_notebook(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_help_texts_parse_in_papermill(chapter):
+    """`papermill --help-notebook` cannot parse a parameter line whose comment contains '='."""
+    bad = [p.name for p in params.load(chapter).params.values() if "=" in p.help]
+    assert not bad, f"help texts of {bad} contain '='"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_presets_exist(chapter):
     assert {"smoke", "book", "paper"} <= set(params.load(chapter).presets)
 
