@@ -1,0 +1,135 @@
+"""Unit tests of the depth-width chapter's library (lib.seprank, lib.depthwidth, lib.lm)."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib import depthwidth as dw
+from lib import lm
+from lib import seprank as sr
+
+P = sr.PRIME
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.mark.parametrize("d,L,H,res", [(3, 1, 1, False), (4, 2, 2, False), (3, 3, 1, True), (6, 2, 3, True)])
+def test_sform_equals_layer_by_layer_mod_p(d, L, H, res):
+    g = gen(1)
+    W = sr.random_weights(d, L, H, g)
+    X = sr.rand_modp(g, (4, d, 5))
+    S = sr.mm(X, X.transpose(-1, -2))
+    assert torch.equal(sr.raw_network_modp(W, X, res), sr.mm(sr.s_form_matrix(W, S, res), X))
+
+
+@pytest.mark.parametrize("d,L,H,res", [(3, 1, 1, False), (3, 2, 1, False), (4, 2, 2, True), (2, 3, 1, False),
+                                       (4, 3, 2, True), (2, 4, 1, False)])
+def test_eval_block_matches_direct_evaluation(d, L, H, res):
+    g = gen(2)
+    W = sr.random_weights(d, L, H, g)
+    SP, xi = sr.side_configs(g, 7, 2, d)
+    SQ, _ = sr.side_configs(g, 5, 2, d)
+    M = sr.eval_block(W, SP, xi, SQ, 0, res)
+    S = torch.fmod(SP[:, None] + SQ[None], P).reshape(-1, d, d)
+    direct = sr.output_coordinate(W, S, xi[:, None].expand(7, 5, d).reshape(-1, d), 0, res).reshape(7, 5)
+    assert torch.equal(M, direct)
+
+
+def test_float_network_lib_equals_sform():
+    g = gen(3)
+    for d, L, H, res in [(4, 2, 2, False), (3, 3, 1, True)]:
+        Wp = dw.paper_weights(d, L, H, g)
+        X = torch.randn(3, 4, d, generator=g, dtype=torch.float64)
+        a, b = dw.network_lib(Wp, X, res), dw.network_sform(Wp, X, res)
+        assert float((a - b).abs().max() / a.abs().max()) < 1e-12
+
+
+def test_rank_methods_agree_on_a_known_rank():
+    rng = np.random.default_rng(0)
+    A = rng.integers(0, P, (60, 17))
+    B = rng.integers(0, P, (17, 50))
+    M = (A.astype(object) @ B.astype(object)) % P          # exact product, rank 17 generically
+    M = np.array(M, dtype=np.int64)
+    assert sr.rank_modp(M) == 17
+    assert sr.rank_modp_numpy(M) == 17
+
+
+@pytest.mark.parametrize("d,L,H,N,expected", [(3, 1, 1, 2, 4), (4, 1, 2, 4, 5), (2, 2, 1, 2, 15), (2, 2, 1, 4, 18),
+                                              (3, 2, 1, 4, 49), (2, 3, 1, 2, 105), (4, 2, 2, 4, 107)])
+def test_known_separation_ranks(d, L, H, N, expected):
+    r = sr.sep_rank(d, L, H, N, seeds=2)
+    assert r.converged
+    assert r.rank == expected
+
+
+def test_rank_growth_from_a_too_small_start_still_converges():
+    r = sr.sep_rank(3, 2, 1, 2, K0=8, seeds=2)          # 35 needs K > 35: growth must get there
+    assert r.rank == 35 and r.K > 35 and r.converged
+
+
+def test_residual_rank_matches_plain():
+    assert sr.sep_rank(3, 2, 1, 2, residual=True).rank == sr.sep_rank(3, 2, 1, 2).rank
+
+
+def test_prop1_all_partitions_equal():
+    out = dw.prop1_check(dw.Case(2, 2, 1, 4))
+    assert out["equal"] and out["converged"] and out["ranks"] == [18, 18, 18]
+
+
+def test_hadamard_power_rank():
+    for d, lam in [(2, 3), (3, 3), (3, 9)]:
+        rank, n = sr.hadamard_power_rank(d, lam)
+        assert rank == n == dw.multiset(d, lam)
+
+
+def test_bounds_and_closed_forms():
+    assert dw.C(1) == 1 and dw.C(2) == 4 and dw.C(3) == 13
+    assert dw.thm3_upper(8, 2, 1) == 9 ** 4
+    assert dw.ours_closed_form(4, 2, 1, 2) == math.comb(8, 4)
+    assert dw.ours_closed_form(6, 2, 1, 4) == 385
+    assert dw.gridtensor_lower(5, 3, 1) == dw.multiset(2, 3)
+    assert dw.gridtensor_lower(4, 2, 1) is None
+    assert dw.regime(10, 2) == "thm1" and dw.regime(8, 2) == "thm2" and dw.regime(3, 1) == "boundary"
+    assert abs(dw.log3_sep_n2(4, 3) - math.log(math.comb(17, 13), 3)) < 1e-9
+    assert abs(dw.log3_sep_n2(4, 30) - math.log(math.comb(4 + dw.C(30), 4), 3)) < 1e-6
+
+
+def test_parse_cases():
+    cs = dw.parse_cases(["L=2 N=4 H=2 dx=3..6 res"])
+    assert [c.d_x for c in cs] == [4, 6] and all(c.residual and c.N == 4 for c in cs)
+    with pytest.raises(ValueError, match="rank_cases"):
+        dw.parse_cases(["L=2 N=3 H=1 dx=2"])
+    with pytest.raises(ValueError, match="rank_cases"):
+        dw.parse_cases(["depth 2"])
+
+
+def test_fit_reproduces_eq11():
+    f = dw.table4_fit()
+    assert abs(f.a - 5.039) < 1e-3 and abs(f.b - 0.0555) < 1e-4
+    assert abs(f.cov[0, 1] + 3.74e-5) < 2e-7
+    assert abs(f.chi2_red - 0.854) < 2e-3 and abs(f.R2 - 0.998) < 1e-3
+
+
+def test_table1_and_projection():
+    a, b = dw.PAPER_FIT["a"], dw.PAPER_FIT["b"]
+    rows = dw.table1_rows(a, b)
+    assert all(abs(r["L_star"] - r["L_paper"]) < 1 for r in rows)
+    assert abs(float(dw.n_transition(96, a, b)) / 1.17e12 - 1) < 0.01
+    assert round(dw.optimal_depth(1e12, a, b)) == 95
+
+
+def test_lm_model_size_and_forward():
+    assert lm.width_for(8e4, 2) == 58 and lm.width_for(8e4, 4) == 40
+    torch.manual_seed(0)
+    m = lm.GPT(vocab=300, d=20, L=2, H=2, T=16)
+    x = torch.randint(0, 300, (3, 16))
+    assert m(x).shape == (3, 16, 300)
+    n = m.non_embedding_params()
+    assert 12 * 2 * 20 ** 2 <= n <= 12 * 2 * 20 ** 2 * 1.1
+    # causal: the logits at position t do not depend on later tokens
+    y = x.clone()
+    y[:, 10:] = (y[:, 10:] + 1) % 300
+    assert torch.allclose(m(x)[:, :10], m(y)[:, :10])
