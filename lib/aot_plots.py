@@ -14,26 +14,32 @@ def _bounds(ax, x, N, T0, ours_cap, prev_cap, label_x=True):
     ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":", label="random 1/N")
 
 
-def fig1a(recs, N, d_list, H_list, key="running_acc"):
-    """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h (ours) and the paper's curves at N = 50."""
+def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
+    """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h, one panel per model (ours), and the paper's
+    curves at N = 50 (official v2 CSV) in the last panel."""
     T0 = N * N
-    fig, axes = plots.subplots(1, 2, width=4.6, height=3.4)
-    m = mean_over_reps(recs, key, ["d", "H"])
-    for i, d in enumerate(d_list):
-        y = [m[(d, H)][0] for H in H_list]
-        e = [m[(d, H)][1] for H in H_list]
-        plots.paper_vs_ours(axes[0], H_list, y, ours_err=e, label=f"d = d_h = {d}", color=plots.COLORS[i % 8])
-        axes[0].plot(H_list, phi(np.array(H_list) * d + d, N, T0), color=plots.COLORS[i % 8], lw=0.8, ls=":")
-    axes[0].axhline(1 / N, color="#57606a", lw=0.8, ls=":")
-    axes[0].set(xlabel="heads H", ylabel="accuracy", title=f"ours (N = {N}); dotted: $\\phi(Hd_h+d)$", ylim=(0, 1.05))
-    axes[0].legend(fontsize=7)
+    fig, axes = plots.subplots(1, len(recs_by_model) + 1, width=3.8, height=3.4)
+    for ax, (model, recs) in zip(axes, recs_by_model.items()):
+        m = mean_over_reps(recs, key, ["d", "H"])
+        for i, d in enumerate(d_list):
+            y = [m[(d, H)][0] for H in H_list]
+            e = [m[(d, H)][1] for H in H_list]
+            plots.paper_vs_ours(ax, H_list, y, ours_err=e, label=f"d = d_h = {d}", color=plots.COLORS[i % 8])
+            ax.plot(H_list, phi(np.array(H_list) * d + d, N, T0), color=plots.COLORS[i % 8], lw=0.8, ls=":")
+        ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":")
+        ax.set(xlabel="heads H", ylabel="accuracy", ylim=(0, 1.05))
+        ax.set_title(f"ours, {model} model (N = {N})", fontsize=9)
+        ax.legend(fontsize=6)
     Hp = PAPER["exp1_H"]
+    ax = axes[-1]
     for i, d in enumerate([4, 6, 8, 10, 12]):
-        axes[1].plot(Hp, PAPER["exp1"][d], color=plots.COLORS[i % 8], marker="s", mfc="none", ls="--", label=f"d = {d}")
-        axes[1].plot(Hp, phi(np.array(Hp) * d + d, 50, 2500), color=plots.COLORS[i % 8], lw=0.8, ls=":")
-    axes[1].axhline(1 / 50, color="#57606a", lw=0.8, ls=":")
-    axes[1].set(xlabel="heads H", title="paper (official v2 CSV, N = 50)", ylim=(0, 1.05))
-    axes[1].legend(fontsize=7)
+        ax.plot(Hp, PAPER["exp1"][d], color=plots.COLORS[i % 8], marker="s", mfc="none", ls="--", label=f"d = {d}")
+        ax.plot(Hp, phi(np.array(Hp) * d + d, 50, 2500), color=plots.COLORS[i % 8], lw=0.8, ls=":")
+    ax.axhline(1 / 50, color="#57606a", lw=0.8, ls=":")
+    ax.set(xlabel="heads H", ylim=(0, 1.05))
+    ax.set_title("paper (official v2 CSV, N = 50)", fontsize=9)
+    ax.legend(fontsize=6)
+    fig.suptitle(r"dotted: the bound $\phi(Hd_h+d)$", fontsize=9)
     return fig
 
 
@@ -46,13 +52,15 @@ def fig_single(ax, x, y, err, N, T0, caps, prevs, label, paper_x=None, paper_y=N
     ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(0, 1.05))
 
 
-def fig4_slopes(slopes_ours: dict, slopes_paper: dict, N_ours: int):
+def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
     """Fig. 2b / Exp. 4: per-head slope of accuracy vs d = d_h, scaled to associations per head
     (slope * T0 / (1 - 1/N)) so that N = 20 and N = 50 can share axes; log-log."""
     fig, axes = plots.subplots(1, 1, width=5.0, height=3.4)
     ax = axes[0]
-    for lab, sl, N, st in (("ours", slopes_ours, N_ours, dict(plots.OURS)), ("paper (v2 CSV)", slopes_paper, 50, dict(plots.PAPER))):
-        ds = np.array(sorted(sl))
+    curves = [(f"ours, {k} model", v, N_ours, dict(plots.OURS, color=plots.COLORS[i])) for i, (k, v) in enumerate(slopes_by_model.items())]
+    curves.append(("paper (v2 CSV)", slopes_paper, 50, dict(plots.PAPER)))
+    for lab, sl, N, st in curves:
+        ds = np.array([d for d in sorted(sl) if sl[d] > 0])
         a = np.array([sl[d] for d in ds]) * N * N / (1 - 1 / N)
         st["label"] = f"{lab}, N = {N}"
         ax.plot(ds, a, **st)

@@ -186,8 +186,10 @@ def plan(P: dict) -> dict[str, dict]:
     its vocabulary and recipe are the same."""
     R = Recipe(batch=P["batch"], batches_per_epoch=P["batches_per_epoch"], epochs=P["epochs"],
                lr=P["lr"], lr_end=P["lr_end"])
-    out = {"exp1": dict(N=P["train_N"], configs=[(d, d, H) for d in P["exp1_d"] for H in P["exp1_H"]],
-                        reps=P["reps"], recipe=R, variant=P["exp1_variant"], mlp=False)}
+    out = {}
+    for i, v in enumerate(P["exp1_variants"]):
+        out["exp1" if i == 0 else f"exp1_{v}"] = dict(N=P["train_N"], configs=[(d, d, H) for d in P["exp1_d"] for H in P["exp1_H"]],
+                                                      reps=P["reps"], recipe=R, variant=v, mlp=False)
     for v in P["variants"]:
         out[f"exp2_{v}"] = dict(N=P["train_N"], configs=[(P["exp2_d"], dh, P["exp2_H"]) for dh in P["exp2_dh"]],
                                 reps=P["reps"], recipe=R, variant=v, mlp=False)
@@ -197,7 +199,7 @@ def plan(P: dict) -> dict[str, dict]:
                 lr=P["lr"], lr_end=P["lr_end"])
     R5m = Recipe(batch=P["exp5_batch"], batches_per_epoch=P["exp5_batches_per_epoch"], epochs=P["epochs"],
                  lr=P["lr"], lr_end=P["exp5_lr_end_mlp"])
-    reuse = (P["exp5_N"] == P["train_N"] and R5 == R and P["exp1_variant"] == "official"
+    reuse = (P["exp5_N"] == P["train_N"] and R5 == R and P["exp1_variants"][0] == "official"
              and all(d in P["exp1_d"] for d in P["exp5_d"]) and all(H in P["exp1_H"] for H in P["exp5_H"]))
     if not reuse:
         out["exp5_aot"] = dict(N=P["exp5_N"], configs=[(d, d, H) for d in P["exp5_d"] for H in P["exp5_H"]],
