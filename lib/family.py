@@ -475,14 +475,18 @@ class AoTMemorization:
             out = attn.attention(x[:, :, -1:], x, p["W_Q"].unsqueeze(1), p["W_K"].unsqueeze(1),
                                  p["W_V"].unsqueeze(1), p["W_O"].unsqueeze(1), scale=self.scale)[:, :, 0]
         else:
+            # scores x_S^T (W_Q^h W_K^h^T) x_s: u = x_S [W_Q^h W_K^h^T]_h (one GEMM), then u_h · x_s;
+            # output Σ_h (Σ_s a_sh x_s) W_V^h W_O^h: the mix, then one GEMM with the stacked W_V^h W_O^h
             xs = x[:, :, -1]                                                               # [G, B, k]
-            Q = torch.bmm(xs, p["W_Q"].transpose(1, 2).reshape(G, k, H * dh)).view(G, B, H, dh)
-            K = torch.bmm(x.reshape(G, B * S, k), p["W_K"].transpose(1, 2).reshape(G, k, H * dh))
-            sc = (K.view(G, B, S, H, dh) * Q.unsqueeze(2)).sum(-1)                          # [G, B, S, H]
+            Wqk = p["W_Q"] @ p["W_K"].transpose(-1, -2)                                    # [G, H, k, k]
             if self.scale is not None:
-                sc = sc * self.scale
+                Wqk = Wqk * self.scale
+            u = torch.bmm(xs, Wqk.transpose(1, 2).reshape(G, k, H * k)).view(G, B, H, k)
+            sc = torch.stack([(u * x[:, :, s].unsqueeze(2)).sum(-1) for s in range(S)], 2)  # [G, B, S, H]
             a = torch.softmax(sc, dim=2)
-            mix = (a.transpose(2, 3) @ x)                                                  # [G, B, H, k]
+            mix = a[:, :, 0].unsqueeze(-1) * x[:, :, 0].unsqueeze(2)
+            for s in range(1, S):
+                mix = mix + a[:, :, s].unsqueeze(-1) * x[:, :, s].unsqueeze(2)             # [G, B, H, k]
             WVO = (p["W_V"] @ p["W_O"]).reshape(G, H * k, -1)                              # [G, H k, k_out]
             out = torch.bmm(mix.reshape(G, B, H * k), WVO)
         if self.variant == "official" and self.compress:
@@ -499,8 +503,10 @@ class AoTMemorization:
     def flops(self, batch_size: int) -> float:
         B, S, d, dh, H, N = batch_size, self.S, self.d, self.dh, self.H, self.N
         k = d if self.variant == "paper" else dh
-        fwd = 2 * B * (k * H * dh + S * k * H * dh + S * H * dh + S * H * k + H * k * d + d * N)
-        fwd += 2 * H * k * dh * k
+        kout = d if self.variant == "paper" or not self.compress else dh
+        # per example: u = x_S W_QK (k·Hk), scores (S·H·k), mix (S·H·k), mix·W_VO (Hk·k_out), unembed (d·N)
+        fwd = 2 * B * (k * H * k + 2 * S * H * k + H * k * kout + d * N)
+        fwd += 2 * H * (k * dh * k + k * dh * kout)              # W_Q W_K^T and W_V W_O, once per step
         if self.variant == "official" and self.compress:
             fwd += 2 * B * (S * d * dh + dh * d)
         return 3.0 * fwd
