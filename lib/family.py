@@ -257,29 +257,43 @@ class MHAMemorization:
 
     def logits(self, p: dict[str, Tensor], batch: dict[str, Tensor]) -> Tensor:
         x, E = batch["x"], batch["E"]
-        q, c = self._embed(p, x, E)
-        G, B, d = q.shape
-        H, n = self.H, self.n
+        G, B, _ = x.shape
+        H, n, d, dh = self.H, self.n, self.d, self.dh
         if self.impl == "reference":
+            q, c = self._embed(p, x, E)
             Wo = p["W_O"].view(G, 1, H, 1, d)
             ctx = c.unsqueeze(1) if c.dim() == 3 else c                                     # [G, 1|B, n, d]
             o = attn.attention(q.unsqueeze(2), ctx, p["W_Q"].unsqueeze(1), p["W_K"].unsqueeze(1),
                                p["W_V"].unsqueeze(-1).unsqueeze(1), Wo, scale=self.scale).squeeze(2)
-        elif c.dim() == 3:   # shared context: scores = q · (W_Q^h (c W_K^h)^T), all heads in one GEMM
+            return torch.baddbmm(p["dec_b"].unsqueeze(1), o, p["dec_W"])
+        pe = self.pe(x.dtype, x.device)
+        q = torch.baddbmm(p["emb_b"].unsqueeze(1), x, p["emb_W"]) + pe[0]                  # [G, B, d]
+        if E.dim() == 3:
+            # shared context: c = E W_emb + b + pe (n rows per model); scores q · (W_Q^h (c W_K^h)^T) with
+            # the [d, H n] matrix formed once per step, so one GEMM gives all heads' scores
+            c = torch.baddbmm(p["emb_b"].unsqueeze(1), E, p["emb_W"]) + pe[1:]              # [G, n, d]
+            Vc = torch.bmm(c, p["W_V"].transpose(1, 2))                                     # [G, n, H]
+            Vt = Vc.transpose(1, 2).unsqueeze(1)                                            # [G, 1, H, n]
             K = c.unsqueeze(1) @ p["W_K"]                                                   # [G, H, n, dh]
             M = (p["W_Q"] @ (K.transpose(-1, -2) * self.scale)).transpose(1, 2).reshape(G, d, H * n)
             S = torch.bmm(q, M).view(G, B, H, n)                                            # [G, B, H, n]
-            V = torch.bmm(c, p["W_V"].transpose(1, 2))                                      # [G, n, H]
-            heads = softmax_dot(S, V.transpose(1, 2).unsqueeze(1))                          # [G, B, H]
-            o = torch.bmm(heads, p["W_O"])                                                  # [G, B, d]
-        else:                # non-shared: u_h = (q W_Q^h) W_K^h^T, scores = u_h · c_i
-            Q = q.unsqueeze(1) @ p["W_Q"]                                                   # [G, H, B, dh]
-            u = (Q @ p["W_K"].transpose(-1, -2)).transpose(1, 2)                            # [G, B, H, d]
-            S = (u @ c.transpose(-1, -2)) * self.scale                                      # [G, B, H, n]
-            V = c @ p["W_V"].transpose(1, 2).unsqueeze(1)                                   # [G, B, n, H]
-            heads = softmax_dot(S, V.transpose(-1, -2))                                     # [G, B, H]
-            o = torch.bmm(heads, p["W_O"])
-        return torch.baddbmm(p["dec_b"].unsqueeze(1), o, p["dec_W"])                        # [G, B, C]
+        else:
+            # per-example contexts: never embed them. With c_i = E_i W_emb + P_i (P = b + pe), the score is
+            # q W_Q^h W_K^h^T W_emb^T E_i^T + q W_Q^h (P_i W_K^h)^T: a [d, d_in] matrix per head (formed
+            # once per step) then E_i, plus the shared-context form for P; values likewise.
+            P = p["emb_b"].unsqueeze(1) + pe[1:]                                             # [G, n, d]
+            Kw = p["emb_W"].unsqueeze(1) @ p["W_K"]                                          # [G, H, d_in, dh]
+            R = (p["W_Q"] @ (Kw.transpose(-1, -2) * self.scale))                             # [G, H, d, d_in]
+            u = torch.bmm(q, R.transpose(1, 2).reshape(G, d, H * self.d_in)).view(G, B, H, self.d_in)
+            KP = P.unsqueeze(1) @ p["W_K"]                                                   # [G, H, n, dh]
+            MP = (p["W_Q"] @ (KP.transpose(-1, -2) * self.scale)).transpose(1, 2).reshape(G, d, H * n)
+            S = (u @ E.transpose(-1, -2)) + torch.bmm(q, MP).view(G, B, H, n)                # [G, B, H, n]
+            Wv = torch.bmm(p["emb_W"], p["W_V"].transpose(1, 2))                             # [G, d_in, H]
+            VP = torch.bmm(P, p["W_V"].transpose(1, 2))                                      # [G, n, H]
+            Vt = ((E @ Wv.unsqueeze(1)) + VP.unsqueeze(1)).transpose(-1, -2)                 # [G, B, H, n]
+        heads = softmax_dot(S, Vt)                                                           # [G, B, H]
+        o = torch.bmm(heads, p["W_O"])                                                       # [G, B, d]
+        return torch.baddbmm(p["dec_b"].unsqueeze(1), o, p["dec_W"])                         # [G, B, C]
 
     def per_example(self, p, batch) -> tuple[Tensor, Tensor]:
         z = self.logits(p, batch)
@@ -299,9 +313,10 @@ class MHAMemorization:
         if self.shared:
             fwd = 2 * (B * d_in * d + n * d_in * d + H * n * d * dh * 2 + B * d * H * n + n * d * H
                        + B * H * n + B * H * d + B * d * C)
-        else:
-            fwd = 2 * (B * (n + 1) * d_in * d + B * H * d * dh * 2 + B * H * d * n + B * n * d * H
+        else:   # per example: q W (d_in d), u (d · H d_in), scores (H d_in n + d H n), values (n d_in H)
+            fwd = 2 * (B * d_in * d + B * d * H * d_in + B * H * d_in * n + B * d * H * n + B * n * d_in * H
                        + B * H * n + B * H * d + B * d * C)
+            fwd += 2 * (H * d_in * d * dh + H * d * dh * d_in + 2 * H * n * d * dh + d_in * d * H + n * d * H)
         return 3.0 * fwd
 
     def official_flops(self, batch_size: int) -> float:
