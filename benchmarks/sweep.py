@@ -307,8 +307,7 @@ def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
         per_h *= 1 + fl_eval / fl
         total_cpu += per_h
         total_flops += fl + fl_eval
-        data = F.mha_data(fam, Ts, [0] * 4)
-        kern[H] = kernels_per_step(fam, data, [0, 1, 2, 3], B)
+        kern[H] = kernels_per_step(fam, F.mha_data(fam, [300] * 4, [0] * 4), [0, 1, 2, 3], B)
         print(f"  H={H:>2}: {per_h / 3600:.2f} h on {dev.type} (measured per-step time x steps, no early stop); "
               f"{(fl + fl_eval) / 1e12:.1f} TFLOP; {kern[H]} kernels per step", flush=True)
     out = {"device": str(dev), "hours_measured_device": total_cpu / 3600, "total_tflop": total_flops / 1e12,

