@@ -490,12 +490,12 @@ def fig_fit(fit: Fit, rows1: list[dict]):
     L = np.array([r[0] for r in TABLE4], float)
     d = np.array([r[1] for r in TABLE4], float)
     dd = np.array([r[2] for r in TABLE4], float)
-    ax[0].errorbar(L, np.log(d), yerr=dd / d, fmt="kx", ecolor="red", capsize=3, label="Table 4 (paper's data)")
     xs = np.linspace(0, 36, 50)
     plots.paper_vs_ours(ax[0], xs, fit.a + fit.b * xs, PAPER_FIT["a"] + PAPER_FIT["b"] * xs,
                         label=f"our fit {fit.a:.3f} + {fit.b:.4f} L", paper_label="paper: 5.039 + 0.0555 L")
     for line in ax[0].get_lines():
         line.set_marker("")
+    ax[0].errorbar(L, np.log(d), yerr=dd / d, fmt="kx", ms=7, ecolor="red", capsize=3, label="Table 4 (paper's data)")
     ax[0].set(xlabel="depth L", ylabel="ln d_x at the transition", title="Fig. 3(a), recomputed")
     ax[0].legend(fontsize=7)
     Ls = np.linspace(4, 100, 200)
@@ -559,7 +559,39 @@ def fig_lm(results, depths: list[int], fit: Fit, vocab: int, unigram: float):
         ax[1].semilogx(np.array(xs)[o], np.array(diffs)[o], "o-", color=plots.COLORS[k % 8],
                        label=f"loss(L={Ld}) − loss(L={Ls})")
     ax[1].axhline(0, color="k", lw=0.8)
+    from matplotlib.ticker import NullFormatter
+    for a in ax:
+        a.xaxis.set_minor_formatter(NullFormatter())
     ax[1].set(xlabel="N = 12 L d_x²", ylabel="deeper − shallower (nats)",
               title="> 0: the shallower, wider model wins")
     ax[1].legend(fontsize=7)
+    return fig
+
+
+def fig_grid(rows: list[dict]):
+    """Measured exact ranks against width, one panel per N (non-residual), with the paper's bounds:
+    Theorem 3's upper bound (dashed), Theorem 1's lower bound where its regime holds (triangles), and our
+    closed forms (thin lines)."""
+    from lib import plots
+    Ns = sorted({r["case"].N for r in rows if not r["case"].residual})
+    fig, ax = plots.subplots(1, len(Ns), width=4.2, height=3.4)
+    for a, N in zip(ax, Ns):
+        sub = [r for r in rows if r["case"].N == N and not r["case"].residual and r["case"].H == 1]
+        for k, L in enumerate(sorted({r["case"].L for r in sub})):
+            rs = sorted([r for r in sub if r["case"].L == L], key=lambda r: r["case"].d_x)
+            col = plots.COLORS[k % 8]
+            ds = [r["case"].d_x for r in rs]
+            a.semilogy(ds, [r["rank"] for r in rs], "o", color=col, label=f"L = {L}: exact (ours)")
+            a.semilogy(ds, [thm3_upper(d, L, 1) for d in ds], "--", color=col, lw=1)
+            cf = [ours_closed_form(d, L, 1, N) for d in ds]
+            if all(v is not None for v in cf):
+                a.semilogy(ds, cf, "-", color=col, lw=0.8, alpha=0.6)
+            lo = [(r["case"].d_x, 3 ** r["bounds"]["thm1_log3"][0]) for r in rs if "thm1_log3" in r["bounds"]]
+            if lo:
+                a.semilogy(*zip(*lo), "^", color=col, mfc="none")
+        a.plot([], [], "k--", lw=1, label="Thm 3 upper bound (paper)")
+        a.plot([], [], "k^", mfc="none", label="Thm 1 lower bound (paper)")
+        a.plot([], [], "k-", lw=0.8, label="closed form (ours)")
+        a.set(xlabel="width d_x", ylabel="separation rank", title=f"N = {N}, H = 1")
+        a.legend(fontsize=6.5)
     return fig
