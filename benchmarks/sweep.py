@@ -17,6 +17,9 @@ the cost of one seed of the MHA paper's Fig 2(a) grid at paper scale (measured h
 extrapolated to one GPU when none is present). Timings are the best of ``--reps`` interleaved
 repetitions (the machine is shared); the load average is printed before and after.
 
+It also times models of different sizes grouped into one family per size vs zero-padded into one
+family (the choice lib/sweep.py documents).
+
     .venv/bin/python benchmarks/sweep.py [--quick] [--device cpu|cuda] [--json out.json]
 """
 from __future__ import annotations
@@ -220,6 +223,31 @@ def build(cfg, G: int, B: int):
     return fam, data, seeds, name
 
 
+def grouping_vs_padding(dev, B: int, reps: int) -> dict:
+    """Models of different sizes: separate families per size (grouped) vs one family zero-padded to the
+    largest size (exact for heads: a zero head has zero gradients). Time of one step of the whole grid."""
+    out = {}
+    cases = [("MHA d=64 n=32 H in {1,5,10,20} x 8 seeds", lambda H: F.MHAMemorization(d=64, n=32, H=H),
+              lambda fam, G: F.mha_data(fam, [1000] * G, list(range(G))), [1, 5, 10, 20], 8),
+             ("AoT N=50 d=dh=10 H in {1,6,11,16} x 8 seeds", lambda H: F.AoTMemorization(N=50, d=10, H=H, variant="official"),
+              lambda fam, G: F.aot_data(fam, 16384, list(range(G))), [1, 6, 11, 16], 8)]
+    for name, mk, mkdata, Hs, G in cases:
+        tg, tp = [], []
+        for _ in range(reps):
+            grouped = 0.0
+            for H in Hs:
+                fam = mk(H)
+                grouped += engine(fam, mkdata(fam, G), list(range(G)), 8, B, dev)
+            fam = mk(max(Hs))
+            tg.append(grouped)
+            tp.append(engine(fam, mkdata(fam, G * len(Hs)), list(range(G * len(Hs))), 8, B, dev))
+        g, p = min(tg), min(tp)
+        out[name] = {"grouped_s_per_grid_step": g, "padded_s_per_grid_step": p}
+        print(f"{name}: grouped (one family per H) {g * 1e3:.1f} ms per grid step, padded to H={max(Hs)} "
+              f"{p * 1e3:.1f} ms -> {'grouping' if g < p else 'padding'} is x{max(g, p) / min(g, p):.2f} faster", flush=True)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer steps and repetitions")
@@ -273,13 +301,14 @@ def main(argv=None):
               f"{r['same_math_model_steps_per_s']:.1f} model-steps/s -> x{r['ratio_vs_same_math']:.1f} | official one "
               f"at a time {r['official_model_steps_per_s']:.2f} model-steps/s -> x{r['ratio_vs_official']:.0f}",
               flush=True)
+    pad = grouping_vs_padding(dev, B, reps)
     fig = None if a.no_fig2a else fig2a_estimate(dev, B, peak, quick=a.quick)
     load1 = os.getloadavg()
     print(f"load average after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"peak_gflops": peak, "peak_what": peak_what, "load_before": load0, "load_after": load1,
-                       "device": str(dev), "rows": rows, "fig2a": fig}, fh, indent=1)
+                       "device": str(dev), "rows": rows, "grouping_vs_padding": pad, "fig2a": fig}, fh, indent=1)
 
 
 def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
