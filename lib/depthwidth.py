@@ -595,3 +595,28 @@ def fig_grid(rows: list[dict]):
         a.set(xlabel="width d_x", ylabel="separation rank", title=f"N = {N}, H = 1")
         a.legend(fontsize=6.5)
     return fig
+
+
+def gram_monomial_rank(d_x: int, c: int, n_side: int, seed: int = 0) -> tuple[int, int, int]:
+    """The step of Theorem 4's proof that we question, made measurable. The B-side of the output is a
+    polynomial of degree C in the entries of the Gram matrix S_B = Σ_{j∈B} x^j x^jT. Theorem 4's proof
+    groups terms by the *power vector* of the coordinates, i.e. it treats the degree-C monomials in the
+    entries of S_B as if there were only ((d_x, 2C)) distinct functions. We measure the dimension of the
+    span of all ((D, C)) degree-C monomials in the D = d_x(d_x+1)/2 entries of S_B, evaluated on random
+    B-configurations of ``n_side`` vectors (exact rank mod p). Returns (dimension, ((d_x, 2C)), ((D, C)))."""
+    import itertools
+
+    from lib import seprank
+    p = seprank.PRIME
+    D = d_x * (d_x + 1) // 2
+    pairs = [(i, j) for i in range(d_x) for j in range(i, d_x)]
+    monos = list(itertools.combinations_with_replacement(range(D), c))
+    rng = np.random.default_rng(seed)
+    K = len(monos) + 8
+    X = rng.integers(0, p, (K, n_side, d_x)).astype(object)
+    rows = []
+    for k in range(K):
+        S = [sum(X[k, j, a] * X[k, j, b] for j in range(n_side)) % p for a, b in pairs]
+        rows.append([int(np.prod([S[t] for t in m], dtype=object) % p) for m in monos])
+    rank = seprank.rank_modp(np.array(rows, dtype=np.int64), p)
+    return rank, multiset(d_x, 2 * c), multiset(D, c)

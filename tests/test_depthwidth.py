@@ -133,3 +133,8 @@ def test_lm_model_size_and_forward():
     y = x.clone()
     y[:, 10:] = (y[:, 10:] + 1) % 300
     assert torch.allclose(m(x)[:, :10], m(y)[:, :10])
+
+
+def test_gram_monomials_span_more_than_power_vectors_with_two_vectors():
+    assert dw.gram_monomial_rank(2, 4, 1) == (9, 9, 15)
+    assert dw.gram_monomial_rank(2, 4, 2) == (15, 9, 15)
