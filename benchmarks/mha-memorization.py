@@ -41,14 +41,13 @@ def main() -> None:
     parts = a.parts.split(",")
     if "construct" in parts:
         def construct():
-            for H in P["con_H"]:
-                for dh in P["con_dh"]:
-                    T = H * (min(n, dh) - 1) + 1
-                    for shared in (True, False):
-                        for dv in (1, d):
-                            for _ in range(P["con_trials"]):
-                                E, e = mha.uniform_data(T, n, d, rng, shared=shared)
-                                mha.memorize_check(E, e, rng.standard_normal((T, dv)), H, dh, dv, rng)
+            for H, m, dh in [(H, m, k) for H in P["con_H"] for m in P["con_n"] for k in P["con_dh"]]:
+                T = H * (min(m, dh) - 1) + 1
+                for shared in (True, False):
+                    for dv in (1, d):
+                        for _ in range(P["con_trials"]):
+                            E, e = mha.uniform_data(T, m, d, rng, shared=shared)
+                            mha.memorize_check(E, e, rng.standard_normal((T, dv)), H, dh, dv, rng)
         timed("construction grid", construct)
     if "prop2" in parts:
         def prop2():
