@@ -17,7 +17,8 @@ module defines the models and their data. Two families are provided:
     same loss and gradients as the official code, which attends from all n+1 positions. With a shared
     context (``shared=True``, the paper's Fig. 2 setting) keys and values are computed once per model
     and step, and the query-key product is re-associated as ``q · (W_Q K^T)`` (one GEMM over all
-    heads). ``OfficialMHA`` is a one-model ``nn.Module`` that computes the official code's math as it
+    heads). With per-example contexts (``shared=False``, App. I.1) the contexts are never embedded:
+    scores and values are re-associated through the embedding matrix. ``OfficialMHA`` is a one-model ``nn.Module`` that computes the official code's math as it
     is written (whole context attended, masked), for equivalence tests and the benchmark's baseline.
 
 ``AoTMemorization``  (Dana, Pydi & Chevaleyre, AISTATS 2025: an attention-only Transformer)
@@ -36,7 +37,11 @@ module defines the models and their data. Two families are provided:
       "compress iff d != dh", as in the code.
 
     Loss: cross-entropy of the last position's logits (the official ``CE(log(softmax+1e-12))``
-    differs only by that 1e-12).
+    differs only by that 1e-12). For S = 2 the fast path uses softmax over two positions = sigmoid
+    of the score difference. ``OfficialAoT`` is the same math as a plain one-model module.
+
+Each family takes ``impl="reference"``: the same model computed with :func:`lib.attention.attention`
+(slower); tests/test_train.py checks that the fast paths equal it and the official-math modules.
 
 Every family has the same small interface (what :mod:`lib.train` uses):
 
@@ -48,7 +53,8 @@ Every family has the same small interface (what :mod:`lib.train` uses):
     per-example loss and 0/1 correctness (regression: ``correct`` is all zeros).
 ``fam.logits(params, batch) -> [G, B, C]``
 ``fam.flops(batch_size) -> float``
-    matmul FLOPs of one training step (forward + backward ≈ 3× forward) per model, for the benchmark.
+    FLOPs of the contractions (matmuls and dot products) of one training step of one model as the fast
+    path computes them (forward + backward ≈ 3× forward), for the benchmark's peak fraction.
 ``fam.shape_key() -> tuple``  the architecture: models with equal keys can share a family.
 
 Data are a :class:`FamilyData`: per-example tensors ``examples[k]`` of shape ``[G, T_max, ...]``
@@ -61,7 +67,7 @@ Example (a family of 4 MHA models, 2 dataset sizes × 2 seeds)::
     fam = family.MHAMemorization(d=64, n=32, H=20)
     data = family.mha_data(fam, sizes=[1000, 1000, 2000, 2000], seeds=[0, 1, 0, 1])
     res = train.train_family(fam, data, seeds=[0, 1, 0, 1], steps=2000, lr=1e-3,
-                             schedule="warmup_cosine", early_stop_acc=1.0)
+                             schedule="warmup_cosine", early_stop_acc=1.0, eval_every=500)
     [r["best_acc"] for r in res]
 """
 from __future__ import annotations

@@ -14,8 +14,8 @@ batched Adam update. Each model keeps everything that makes it *itself*:
   ``steps``, held per epoch when ``per_epoch`` is given: the official AoT code's per-epoch
   ``LinearLR``), or a callable ``f(step: ndarray[G], total: ndarray[G]) -> factor ndarray[G]``;
 * its **stopping**: it stops at its own ``steps``, or earlier when its accuracy on its training set
-  (evaluated every ``eval_every`` steps, as the official MHA code does every 500) reaches
-  ``early_stop_acc``. A stopped model's weights are frozen; when at most half the family is still
+  (evaluated every ``eval_every`` steps, as the official MHA code does every 500, and at the model's
+  last step) reaches ``early_stop_acc``. A stopped model's weights are frozen; when at most half the family is still
   running, the family is compacted (stopped models leave the batched computation).
 
 Optimiser: Adam, the same update as ``torch.optim.Adam`` (bias-corrected; ``betas``, ``eps``), with a
@@ -30,7 +30,7 @@ Returns one dict per model (in input order)::
      checkpoint), "running_acc" (mean training-batch accuracy over the last ``running_window`` steps,
      the official AoT metric), "eval_loss", "eval_acc" (on ``eval_data`` if given, e.g. the full
      AoT table), "history" (list of [step, loss, acc] at each evaluation), "params" (when
-     ``return_params``: {"final": {...}, "best": {...}} CPU tensors, no model axis)}
+     ``return_params``: {"final": {...}, "best": {...} (with ``keep_best``)} CPU tensors, no model axis)}
 
 ``on_model_done(g, result)`` is called as soon as model g stops (before the others finish): the sweep
 engine writes that point to disk there. ``progress(n_model_steps)`` is called every few steps.
@@ -38,27 +38,29 @@ engine writes that point to disk there. ``progress(n_model_steps)`` is called ev
 Devices and precision: ``device`` "cpu" | "cuda" (data and parameters moved there); ``dtype``
 float32 by default, float64 available. Threads are the caller's business (``lib.repro.setup``).
 
-Performance (``benchmarks/sweep.py``, 2-core AMD EPYC shared with other jobs, load average ≈ 4, one
-torch thread, process CPU time; G = 32 models, batch 256, float32; matmul peak measured 90.7 GFLOP/s):
+Performance (``benchmarks/sweep.py``, 2-core AMD EPYC shared with other jobs, load average 3-4, one
+torch thread, process CPU time; G = 32 models, batch 256, float32; matmul peak measured 90.4 GFLOP/s):
 
 ================================  ==============  ===============  ================  ==========
 family                            engine          vs same math,    vs official math  % of peak
                                   model-steps/s   one at a time    one at a time
 ================================  ==============  ===============  ================  ==========
-MHA d=64 n=32 H=1 shared          1309            ×2.5             ×40               31%
-MHA d=64 n=32 H=20 shared         279             ×1.2             ×125              35%
-MHA d=64 n=32 H=1 non-shared      233             ×1.3             ×6                9%
-MHA d=64 n=32 H=20 non-shared     87              ×1.0             ×36               41%
-AoT N=50 d=dh=10 H=1 (official)   2392            ×3.4             ×5                3%
-AoT N=50 d=dh=10 H=16 (official)  1339            ×2.5             ×23               9%
+MHA d=64 n=32 H=1 shared          1411            ×2.6             ×39               34%
+MHA d=64 n=32 H=20 shared         273             ×1.2             ×126              35%
+MHA d=64 n=32 H=1 non-shared      236             ×1.3             ×6                10%
+MHA d=64 n=32 H=20 non-shared     86              ×1.1             ×37               41%
+AoT N=50 d=dh=10 H=1 (official)   2287            ×4.3             ×5                3%
+AoT N=50 d=dh=10 H=16 (official)  1300            ×2.8             ×24               9%
 ================================  ==============  ===============  ================  ==========
 
 Most of the gain over the official code is the math (query-only attention, re-associated products,
 the S = 2 sigmoid form); batching itself buys most for small models (per-op overhead amortised), little
-for the MHA H = 20 model, whose per-model GEMMs already fill the core. One torch thread is 2-5× faster
-than two on this machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a) grid at
-paper scale (32 runs, 1.9 M steps, no early stop): 2.8 CPU-hours measured here per core (official code:
-about 3.3 V100-days per seed, its README).
+for the MHA H = 20 model, whose per-model GEMMs already fill the core (its step: GEMMs at ~70 GFLOP/s,
+then softmax and Adam passes over 5 M-element tensors, which are memory-bound). One torch thread is
+2-5× faster than two on this machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a)
+grid at paper scale (32 runs, 1.9 M steps, no early stop): 2.9 CPU-hours measured here (official code:
+about 3.3 V100-days per seed, its README); extrapolated to one H100: ~21 min one family after another
+(bound by the ~190 kernel launches per step), ~3 min with the 32 runs zero-padded into one family.
 """
 from __future__ import annotations
 
