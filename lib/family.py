@@ -221,6 +221,11 @@ class MHAMemorization:
         self.scale = 1.0 / math.sqrt(d)
         self._pe: dict = {}
 
+    @property
+    def eval_width(self) -> int:
+        """Elements per example of the largest intermediate tensor (the scores), for evaluation chunks."""
+        return self.H * max(self.n, self.d_in if not self.shared else 1)
+
     def shape_key(self) -> tuple:
         return ("mha", self.d, self.n, self.H, self.dh, self.d_in, self.C, self.task, self.shared)
 
@@ -449,6 +454,12 @@ class AoTMemorization:
             raise ValueError("official variant without compression needs d == dh")
         self.impl = impl
         self.C = N
+
+    @property
+    def eval_width(self) -> int:
+        """Elements per example of the largest intermediate tensor, for evaluation chunks."""
+        k = self.d if self.variant == "paper" else self.dh
+        return max(self.H * k * self.S, k * k, self.N)
 
     def shape_key(self) -> tuple:
         return ("aot", self.variant, self.N, self.S, self.d, self.dh, self.H, self.scale, self.compress)

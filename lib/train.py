@@ -161,12 +161,17 @@ def adam_step(params: list[Tensor], grads: list[Tensor], m: list[Tensor], v: lis
 
 
 @torch.no_grad()
-def evaluate(fam, params: dict[str, Tensor], data: FamilyData, chunk: int = 8192) -> tuple[Tensor, Tensor]:
-    """Mean loss and accuracy ``[G]`` of every model on its whole data set (padding rows excluded)."""
+def evaluate(fam, params: dict[str, Tensor], data: FamilyData, chunk: int | None = None) -> tuple[Tensor, Tensor]:
+    """Mean loss and accuracy ``[G]`` of every model on its whole data set (padding rows excluded).
+    ``chunk`` examples per model at a time; by default as many as keep the largest intermediate tensor
+    near 2^23 elements (``fam.eval_width``: its size per example), between 64 and 8192."""
     sizes = data.sizes.to(next(iter(params.values())).device)
     Tmax = next(iter(data.examples.values())).shape[1]
     G = data.G
     dev = sizes.device
+    if chunk is None:
+        per = max([int(getattr(fam, "eval_width", 0))] + [math.prod(v.shape[2:]) for v in data.examples.values()])
+        chunk = int(min(8192, max(64, 2 ** 23 // max(1, G * per))))
     tot_l = torch.zeros(G, dtype=torch.float64, device=dev)
     tot_c = torch.zeros(G, dtype=torch.float64, device=dev)
     for s in range(0, Tmax, chunk):
