@@ -25,13 +25,13 @@ import torch
 from lib import attention as att
 from lib import family, sweep, train
 
-SWEEPS = ("heads", "context", "dh", "regression", "nonshared", "saturation")
+SWEEPS = ("heads", "context", "dh", "regression", "regression_n", "nonshared", "nonshared_n", "saturation")
 
 
 def _fam(p: dict, d: int, classes: int) -> family.MHAMemorization:
     return family.MHAMemorization(d=d, n=p["n"], H=p["H"], dh=p["dh"], n_classes=classes,
-                                  task="regression" if p["kind"] == "regression" else "classification",
-                                  shared=p["kind"] != "nonshared")
+                                  task="regression" if p["kind"].startswith("regression") else "classification",
+                                  shared=not p["kind"].startswith("nonshared"))
 
 
 def query_attention(fam: family.MHAMemorization, params: dict, data: family.FamilyData, g: int = 0) -> np.ndarray:
@@ -70,20 +70,21 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
         report(points[g], out)
 
     train.train_family(fam, data, seeds=seeds, steps=st, lr=lr, schedule="warmup_cosine", batch_size=B,
-                       early_stop_acc=None if (sat or kind == "regression") else 1.0, eval_every=eval_every,
+                       early_stop_acc=None if (sat or kind.startswith("regression")) else 1.0, eval_every=eval_every,
                        device=device, return_params=sat, on_model_done=done, progress=report.progress)
 
 
 def sweep_points(kind: str, P: dict) -> list[dict]:
-    """The grid of one sweep (Fig. 2a/b/c, Fig. 5a, Fig. 4 H-sweep, App. H) from the chapter's parameters."""
+    """The grid of one sweep (Fig. 2a/b/c, Fig. 5a/b, Fig. 4 H- and n-sweeps, App. H) from the chapter's parameters."""
     seeds = [P["seed"] + 1000 * s for s in range(P["gd_seeds"])]
     n, d = P["gd_n"], P["gd_d"]
     pts = []
     if kind in ("heads", "regression", "nonshared"):
         Ts = {"heads": P["gd_T_heads"], "regression": P["gd_T_reg"], "nonshared": P["gd_T_nonshared"]}[kind]
         pts = [dict(kind=kind, H=H, n=n, dh=d, T=T, seed=s) for s in seeds for T in Ts for H in P["gd_heads"]]
-    elif kind == "context":
-        pts = [dict(kind=kind, H=P["gd_H_n"], n=m, dh=d, T=T, seed=s) for s in seeds for T in P["gd_T_n"] for m in P["gd_ns"]]
+    elif kind in ("context", "regression_n", "nonshared_n"):
+        Ts = {"context": P["gd_T_n"], "regression_n": P["gd_T_reg"], "nonshared_n": P["gd_T_nonshared"]}[kind]
+        pts = [dict(kind=kind, H=P["gd_H_n"], n=m, dh=d, T=T, seed=s) for s in seeds for T in Ts for m in P["gd_ns"]]
     elif kind == "dh":
         pts = [dict(kind=kind, H=P["gd_H_dh"], n=n, dh=k, T=T, seed=s) for s in seeds for T in P["gd_T_dh"] for k in P["gd_dhs"]]
     elif kind == "saturation":
@@ -96,6 +97,7 @@ def sweep_points(kind: str, P: dict) -> list[dict]:
 def _steps(P: dict) -> dict:
     base, ep = P["gd_steps"], P["gd_epochs"]
     return {"heads": (base, ep), "context": (base, ep), "regression": (base, ep), "nonshared": (base, ep),
+            "regression_n": (base, ep), "nonshared_n": (base, ep),
             "dh": (P["gd_dh_steps"], 0), "saturation": (P["gd_dh_steps"], 0)}
 
 

@@ -158,7 +158,7 @@ def test_n1_accuracy_is_at_most_majority(monkeypatch):
 
 def test_plan_cost_counts_models():
     fl, models = mha_gd.plan_cost(_tiny_params(), mha_gd.SWEEPS)
-    assert models == 4 + 2 + 2 + 2 + 2 + 1 and fl > 0
+    assert models == 4 + 2 + 2 + 2 + 2 + 2 + 2 + 1 and fl > 0
 
 
 def test_vit_shapes_and_embedding_queries_identical():
