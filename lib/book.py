@@ -149,7 +149,15 @@ def baseline(chapter: str, progress: bool = True) -> dict[str, Any]:
     spec = _params.load(chapter)
     run_dir = ROOT / ".cache" / "baseline" / chapter
     shutil.rmtree(run_dir, ignore_errors=True)   # the baseline computes everything afresh: no resumed sweeps
-    return execute(chapter, BOOK / f"{chapter}.ipynb", spec.resolve("book"), progress=progress, run_dir=run_dir)
+    quiet_before = os.environ.get("ATR_QUIET")
+    os.environ["ATR_QUIET"] = "1"                # no sweep progress bars inside the published page
+    try:
+        return execute(chapter, BOOK / f"{chapter}.ipynb", spec.resolve("book"), progress=progress, run_dir=run_dir)
+    finally:
+        if quiet_before is None:
+            os.environ.pop("ATR_QUIET")
+        else:
+            os.environ["ATR_QUIET"] = quiet_before
 
 
 def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: bool = True,

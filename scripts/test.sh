@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/ensure-chromium.sh || echo "[test] chromium is not available: the site-rendering test will be skipped" >&2
+export ATR_QUIET=1   # no progress bars inside re-executed chapters
 workers=${ATR_TEST_WORKERS:-2}
 exec .venv/bin/python -m pytest -n "$workers" --dist loadfile \
   --nbval-lax --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
