@@ -389,6 +389,23 @@ def prop1_check(c: Case, seed: int = 0, margin: int = 8, K_max: int = 4096, devi
                 equal=len(set(ranks)) == 1, converged=max(ranks) < K)
 
 
+def local_contrast(c: Case, width: int = 1, seed: int = 0, K: int = 256) -> dict:
+    """The contrast the paper draws with convolutions: the same network with a *local* attention mask
+    (position i attends to j only when |i − j| ≤ width) treats balanced partitions differently. Exact ranks
+    of the layer-by-layer network for every balanced partition (K points per side)."""
+    from lib import seprank
+    N = c.N
+    mask = torch.tensor([[1.0 if abs(i - j) <= width else 0.0 for j in range(N)] for i in range(N)], dtype=torch.float64)
+    gen = torch.Generator().manual_seed(seprank.hash_seed(seed, 98, c.d_x, c.L, c.H, c.N))
+    W = seprank.random_weights(c.d_x, c.L, c.H, gen)
+    parts = balanced_partitions(N)
+    ranks = [seprank.rank_modp(seprank.eval_matrix_raw(W, N, P, K, gen, residual=c.residual, mask=mask).numpy())
+             for P in parts]
+    full = seprank.rank_modp(seprank.eval_matrix_raw(W, N, parts[0], K, gen, residual=c.residual,
+                                                     mask=torch.ones(N, N, dtype=torch.float64)).numpy())
+    return dict(case=c, partitions=parts, ranks=ranks, K=K, full_mask_rank=full, converged=max(ranks + [full]) < K)
+
+
 def float_rank_demo(d_x: int, L: int, N: int, exact: int, seed: int = 0, margin: int = 16) -> dict:
     """The same evaluation matrix in float64 with Gaussian weights and inputs: its SVD spectrum.
     Returns the numerical rank at several relative thresholds and the spectrum (for a figure)."""

@@ -88,10 +88,15 @@ def random_weights(d_x: int, L: int, H: int, gen: torch.Generator, p: int = PRIM
 # ---------------------------------------------------------------------------------------------
 # the network mod p: layer by layer (eq. 3 / 12) and the S-form
 # ---------------------------------------------------------------------------------------------
-def raw_network_modp(W: Weights, X: Tensor, residual: bool = False, p: int = PRIME) -> Tensor:
+def raw_network_modp(W: Weights, X: Tensor, residual: bool = False, p: int = PRIME,
+                     mask: Tensor | None = None) -> Tensor:
     """The analysed network, layer by layer, in the paper's matrix form (eq. 12):
     ``Y = Σ_h W^O W^V X X^T (W^K)^T W^Q X`` with X ``[..., d_x, N]`` (columns = positions); every product
-    is formed from the raw per-head matrices. With ``residual`` each layer is ``X + Y``."""
+    is formed from the raw per-head matrices. With ``residual`` each layer is ``X + Y``.
+    ``mask`` (N×N, 0/1, entry [i, j] = 1 when position i attends to j) gives a *local* variant,
+    ``Y = Σ_h W^O W^V X ((X^T (W^K)^T W^Q X) ⊙ mask^T)``, used only as a contrast to Proposition 1."""
+    if mask is not None:
+        return _raw_masked(W, X, mask.to(X.dtype), residual, p)
     for l in range(W.L):
         G = mm(X, X.transpose(-1, -2), p)                                   # X X^T
         Y = torch.zeros_like(X)
@@ -99,6 +104,19 @@ def raw_network_modp(W: Weights, X: Tensor, residual: bool = False, p: int = PRI
             left = mm(W.WO[l, h], mm(W.WV[l, h], G, p), p)                  # W^O W^V X X^T
             right = mm(W.WK[l, h].T, mm(W.WQ[l, h], X, p), p)               # (W^K)^T W^Q X
             Y = torch.fmod(Y + mm(left, right, p), p)
+        X = torch.fmod(X + Y, p) if residual else Y
+    return X
+
+
+def _raw_masked(W: Weights, X: Tensor, mask: Tensor, residual: bool, p: int) -> Tensor:
+    for l in range(W.L):
+        Y = torch.zeros_like(X)
+        for h in range(W.H):
+            K = mm(W.WK[l, h], X, p)                                        # W^K X   [..., d_a, N]
+            Q = mm(W.WQ[l, h], X, p)
+            G = mm(K.transpose(-1, -2), Q, p) * mask.T                      # G[j, i] = <W^K x^j, W^Q x^i> m_ij
+            V = mm(W.WO[l, h], mm(W.WV[l, h], X, p), p)                     # W^O W^V X
+            Y = torch.fmod(Y + mm(V, G, p), p)
         X = torch.fmod(X + Y, p) if residual else Y
     return X
 
@@ -275,7 +293,8 @@ def eval_block(W: Weights, SP: Tensor, xi: Tensor, SQ: Tensor, coord: int = 0, r
 
 
 def eval_matrix_raw(W: Weights, N: int, side_P: list[int], K: int, gen: torch.Generator,
-                    i: int = 0, coord: int = 0, residual: bool = False, p: int = PRIME) -> Tensor:
+                    i: int = 0, coord: int = 0, residual: bool = False, p: int = PRIME,
+                    mask: Tensor | None = None) -> Tensor:
     """Evaluation matrix of the layer-by-layer network (no S-form) for an arbitrary partition of the N
     positions: those in ``side_P`` (which must contain i) vary with the row, the others with the column."""
     side_Q = [j for j in range(N) if j not in side_P]
@@ -286,7 +305,7 @@ def eval_matrix_raw(W: Weights, N: int, side_P: list[int], K: int, gen: torch.Ge
     X = torch.empty((K, K, d, N), dtype=torch.float64, device=dev)
     X[:, :, :, side_P] = XP[:, None]
     X[:, :, :, side_Q] = XQ[None, :]
-    return raw_network_modp(W, X.reshape(K * K, d, N), residual, p)[:, coord, i].reshape(K, K).cpu()
+    return raw_network_modp(W, X.reshape(K * K, d, N), residual, p, mask)[:, coord, i].reshape(K, K).cpu()
 
 
 @dataclass

@@ -138,3 +138,13 @@ def test_lm_model_size_and_forward():
 def test_gram_monomials_span_more_than_power_vectors_with_two_vectors():
     assert dw.gram_monomial_rank(2, 4, 1) == (9, 9, 15)
     assert dw.gram_monomial_rank(2, 4, 2) == (15, 9, 15)
+
+
+def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
+    g = gen(5)
+    W = sr.random_weights(3, 2, 1, g)
+    X = sr.rand_modp(g, (4, 3, 4))
+    ones = torch.ones(4, 4, dtype=torch.float64)
+    assert torch.equal(sr.raw_network_modp(W, X, mask=ones), sr.raw_network_modp(W, X))
+    out = dw.local_contrast(dw.Case(2, 2, 1, 4), K=64)
+    assert out["converged"] and len(set(out["ranks"])) > 1 and out["full_mask_rank"] == 18
