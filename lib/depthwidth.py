@@ -577,8 +577,10 @@ def fig_lm(results, depths: list[int], fit: Fit, vocab: int, unigram: float):
                        label=f"loss(L={Ld}) − loss(L={Ls})")
     ax[1].axhline(0, color="k", lw=0.8)
     from matplotlib.ticker import NullFormatter
-    for a in ax:
-        a.xaxis.set_minor_formatter(NullFormatter())
+    ax[0].xaxis.set_minor_formatter(NullFormatter())
+    ticks = sorted({r.size for r in results if r.L == ds[0]})
+    ax[1].set_xticks(ticks, [f"{t:.2g}" for t in ticks])
+    ax[1].xaxis.set_minor_formatter(NullFormatter())
     ax[1].set(xlabel="N = 12 L d_x²", ylabel="deeper − shallower (nats)",
               title="> 0: the shallower, wider model wins")
     ax[1].legend(fontsize=7)
