@@ -6,7 +6,8 @@ it picked. ``run_info()`` at the end of a chapter prints where and how long it r
 
 Threads: the models in this book are tiny (matrices of a few dozen rows). On the 2-core build machines
 one intra-op thread runs them several times faster than two (thread start-up and synchronisation cost
-more than the arithmetic), so the default is 1; ``benchmarks/threads.py`` measures it.
+more than the arithmetic), so the default is 1 for PyTorch and for NumPy's BLAS alike;
+``benchmarks/threads.py`` measures it (1 thread was 2-5x faster than 2 on every case tried).
 """
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ def setup(seed: int = 0, device: str = "auto", threads: int | None = None, quiet
     import torch
     threads = int(os.environ.get("ATR_THREADS", threads or DEFAULT_THREADS))
     torch.set_num_threads(threads)
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=threads)      # NumPy/SciPy BLAS too: small SVDs/QRs were ~18x faster on 1 thread
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.use_deterministic_algorithms(True, warn_only=True)
     seed_everything(seed)
