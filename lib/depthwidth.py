@@ -176,18 +176,19 @@ class Case:
     residual: bool = False
 
 
-_CASE = re.compile(r"^\s*L=(\d+)\s+N=(\d+)\s+H=(\d+)\s+dx=(\d+)(?:\.\.(\d+))?(\s+res)?\s*$")
+_CASE = re.compile(r"^\s*L[:=](\d+)\s+N[:=](\d+)\s+H[:=](\d+)\s+dx[:=](\d+)(?:\.\.(\d+))?(\s+res)?\s*$")
 
 
 def parse_cases(specs: list[str], name: str = "rank_cases") -> list[Case]:
-    """Parse entries like ``"L=2 N=2 H=1 dx=1..8"`` or ``"L=2 N=4 H=2 dx=6 res"`` (widths not divisible
-    by H are skipped). Raises ValueError naming the parameter on a malformed entry."""
+    """Parse entries like ``"L:2 N:2 H:1 dx:1..8"`` or ``"L:2 N:4 H:2 dx:6 res"`` (``=`` is accepted in
+    place of ``:``; the specs use ``:`` because papermill cannot parse a parameter line whose value contains
+    ``=``). Widths not divisible by H are skipped. Raises ValueError naming the parameter on a malformed entry."""
     out: list[Case] = []
     for s in specs:
         m = _CASE.match(s)
         if not m:
-            raise ValueError(f"parameter '{name}': entry {s!r} is invalid: expected 'L=<int> N=<even int> "
-                             f"H=<int> dx=<int>[..<int>][ res]'")
+            raise ValueError(f"parameter '{name}': entry {s!r} is invalid: expected 'L:<int> N:<even int> "
+                             f"H:<int> dx:<int>[..<int>][ res]'")
         L, N, H, lo = (int(m.group(i)) for i in range(1, 5))
         hi = int(m.group(5) or lo)
         if L < 1 or N < 2 or N % 2 or H < 1 or lo < 1 or hi < lo or hi > 64:

@@ -98,7 +98,7 @@ def test_bounds_and_closed_forms():
 
 
 def test_parse_cases():
-    cs = dw.parse_cases(["L=2 N=4 H=2 dx=3..6 res"])
+    cs = dw.parse_cases(["L:2 N:4 H:2 dx:3..6 res"])
     assert [c.d_x for c in cs] == [4, 6] and all(c.residual and c.N == 4 for c in cs)
     with pytest.raises(ValueError, match="rank_cases"):
         dw.parse_cases(["L=2 N=3 H=1 dx=2"])
@@ -148,3 +148,7 @@ def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
     assert torch.equal(sr.raw_network_modp(W, X, mask=ones), sr.raw_network_modp(W, X))
     out = dw.local_contrast(dw.Case(2, 2, 1, 4), K=64)
     assert out["converged"] and len(set(out["ranks"])) > 1 and out["full_mask_rank"] == 18
+
+
+def test_parse_cases_accepts_equals_too():
+    assert dw.parse_cases(["L=2 N=2 H=1 dx=1..3"]) == dw.parse_cases(["L:2 N:2 H:1 dx:1..3"])
