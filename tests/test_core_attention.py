@@ -4,17 +4,17 @@ import torch
 
 from lib import attention as att
 
-torch.set_default_dtype(torch.float64)
+F64 = torch.float64   # explicit everywhere: a global default dtype would leak into other tests
 
 
 def rand(*s, g=torch.Generator().manual_seed(0)):
-    return torch.randn(*s, generator=g)
+    return torch.randn(*s, generator=g, dtype=F64)
 
 
 def direct(Xq, X, WQ, WK, WV, WO, score_map, scale):
     """Per-head, per-query loops: the definition, written without batching."""
     H, nq = WQ.shape[0], Xq.shape[0]
-    out = torch.zeros(nq, WO.shape[-1]) if WO is not None else None
+    out = torch.zeros(nq, WO.shape[-1], dtype=F64) if WO is not None else None
     cat = []
     for h in range(H):
         rows = []
@@ -45,7 +45,7 @@ def test_weights_are_row_stochastic_and_skip_adds_query():
     X = rand(6, 4)
     W = att.init_weights(2, 4, 3, 3, 4, generator=torch.Generator().manual_seed(1))
     out, A = att.attention(X, X, **W, return_weights=True)
-    torch.testing.assert_close(A.sum(-1), torch.ones(2, 6))
+    torch.testing.assert_close(A.sum(-1), torch.ones(2, 6, dtype=F64))
     out_skip = att.attention(X, X, **W, skip=True)
     torch.testing.assert_close(out_skip - out, X)
     with pytest.raises(ValueError, match="skip connection needs d_out = d"):
@@ -74,4 +74,4 @@ def test_family_broadcast_equals_loop_over_models():
 
 def test_unknown_score_map():
     with pytest.raises(ValueError, match="score_map"):
-        att.normalize(torch.zeros(2, 2), "relu")
+        att.normalize(torch.zeros(2, 2, dtype=F64), "relu")
