@@ -210,6 +210,11 @@ def plan(P: dict) -> dict[str, dict]:
                 lr=P["lr"], lr_end=P["lr_end"])
     out["exp6"] = dict(N=P["exp6_N"], configs=[(2, 2, H) for H in P["exp6_H"]], reps=P["exp6_reps"],
                        recipe=R6, variant="official", mlp=False)
+    for v in P["variants"]:   # the other models of Figs 3-4 (the MLP baseline exists in the official code only)
+        if v != "official":
+            out[f"exp5_aot_{v}"] = dict(N=P["exp5_N"], configs=[(d, d, H) for d in P["exp5_d"] for H in P["exp5_H"]],
+                                        reps=P["reps"], recipe=R5, variant=v, mlp=False)
+            out[f"exp6_{v}"] = dict(out["exp6"], variant=v)
     return out
 
 
