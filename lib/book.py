@@ -10,6 +10,7 @@ a failing run never overwrites a good page.
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from . import params as _params
 from .claims import FAILS, HOLDS, NOT_RUN, from_notebook, to_html
@@ -101,32 +102,25 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     from . import repro
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    run_dir = run_dir or out.parent
-    env_before = os.environ.get("ATR_RUN_DIR")
-    os.environ["ATR_RUN_DIR"] = str(run_dir)
     scratch = ROOT / ".cache" / "executing"       # same filesystem as book/ and runs/: the rename is atomic
     scratch.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".ipynb", prefix=f"{chapter}-", dir=scratch)
     os.close(fd)
     t0 = time.perf_counter()
     try:
-        pm.execute_notebook(str(_params.NOTEBOOKS / f"{chapter}.ipynb"), tmp, parameters=dict(values),
-                            kernel_name="python3", progress_bar=progress, cwd=str(out.parent),
-                            log_output=False)
+        with _environ(ATR_RUN_DIR=str(run_dir or out.parent)):   # where the chapter's sweeps store results
+            pm.execute_notebook(str(_params.NOTEBOOKS / f"{chapter}.ipynb"), tmp, parameters=dict(values),
+                                kernel_name="python3", progress_bar=progress, cwd=str(out.parent),
+                                log_output=False)
     except Exception as exc:  # papermill raises PapermillExecutionError on any failing cell
         os.unlink(tmp)
         raise RuntimeError(f"chapter '{chapter}' failed while executing: {exc}") from None
-    finally:
-        if env_before is None:
-            os.environ.pop("ATR_RUN_DIR", None)
-        else:
-            os.environ["ATR_RUN_DIR"] = env_before
     wall = time.perf_counter() - t0
     nb = nbformat.read(tmp, as_version=4)
     record = {"chapter": chapter, "preset": values["preset"], "parameters": dict(values),
               "fingerprint": fingerprint(chapter, values), "wall_s": round(wall, 1),
               "executed": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-              "versions": repro.versions(), "device": _resolved_device(values.get("device", "auto"))}
+              "versions": repro.versions(), "device": repro.resolve_device(values["device"]).type}
     nb.metadata[META] = record
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
         tags = cell.metadata.setdefault("tags", [])
@@ -137,11 +131,19 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     return record
 
 
-def _resolved_device(device: str) -> str:
-    import torch
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    return device
+@contextlib.contextmanager
+def _environ(**variables: str) -> Iterator[None]:
+    """Set environment variables (inherited by the kernel papermill starts) and restore them after."""
+    before = {k: os.environ.get(k) for k in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def baseline(chapter: str, progress: bool = True) -> dict[str, Any]:
@@ -149,15 +151,8 @@ def baseline(chapter: str, progress: bool = True) -> dict[str, Any]:
     spec = _params.load(chapter)
     run_dir = ROOT / ".cache" / "baseline" / chapter
     shutil.rmtree(run_dir, ignore_errors=True)   # the baseline computes everything afresh: no resumed sweeps
-    quiet_before = os.environ.get("ATR_QUIET")
-    os.environ["ATR_QUIET"] = "1"                # no sweep progress bars inside the published page
-    try:
+    with _environ(ATR_QUIET="1"):                 # no sweep progress bars inside the published page
         return execute(chapter, BOOK / f"{chapter}.ipynb", spec.resolve("book"), progress=progress, run_dir=run_dir)
-    finally:
-        if quiet_before is None:
-            os.environ.pop("ATR_QUIET")
-        else:
-            os.environ["ATR_QUIET"] = quiet_before
 
 
 def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: bool = True,
