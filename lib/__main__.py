@@ -1,6 +1,8 @@
 """Command line: ``python -m lib <command>``.
 
     run <chapter> --preset P [--set name=value ...] [--device cpu|cuda|auto]   a rerun into runs/
+    run --resume runs/<chapter>/<stamp>-<preset>        finish an interrupted rerun in its folder: its
+                                                        sweeps skip every point already stored there
     run --list | list [<chapter>]                       chapters, presets, parameters with their help
     baseline [<chapter> ...]                            re-execute chapters at the book preset into book/
     build-chapters                                      re-execute only the stale chapters in book/
@@ -39,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="rerun a chapter with a preset and overrides into runs/")
     r.add_argument("chapter", nargs="?")
-    r.add_argument("--preset", default="book")
+    r.add_argument("--preset", default=None)
+    r.add_argument("--resume", default=None, metavar="FOLDER",
+                   help="an interrupted run's folder: rerun it there with its own preset and overrides")
     r.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE")
     r.add_argument("--device", choices=None)
     r.add_argument("--list", action="store_true", help="list chapters, presets and parameters")
@@ -64,7 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "params-cell":
             print(P.load(a.chapter).parameters_cell())
             return 0
+        if a.cmd == "run" and a.resume:
+            from .book import resume
+            if a.chapter or a.preset or a.sets or a.device:
+                raise P.ParameterError("--resume takes the chapter, preset and overrides from the run's "
+                                       "request.json: give no chapter, --preset, --set or --device with it")
+            resume(a.resume, progress=not a.quiet)
+            return 0
         if a.cmd == "run":
+            a.preset = a.preset or "book"
             if not a.chapter:
                 raise P.ParameterError("missing chapter: choose one of " + ", ".join(P.chapters()))
             overrides: dict[str, str] = {}

@@ -167,6 +167,31 @@ def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: boo
         folder = out_root / chapter / f"{stamp}-{preset}-{i}"
         i += 1
     folder.mkdir(parents=True)
+    (folder / "request.json").write_text(json.dumps({"chapter": chapter, "preset": preset,
+                                                      "overrides": dict(overrides)}, indent=2) + "\n")
+    return _run_in(folder, chapter, preset, overrides, values, progress)
+
+
+def resume(folder: str | Path, progress: bool = True) -> Path:
+    """Finish an interrupted rerun in its own folder (``python -m lib run --resume FOLDER``): the chapter
+    is executed again with the preset and overrides of the folder's ``request.json``; its sweeps find
+    their stores in ``FOLDER/sweeps`` and train only the points not yet written there."""
+    folder = Path(folder).resolve()
+    req_file = folder / "request.json"
+    if not req_file.is_file():
+        raise _params.ParameterError(f"--resume {_show(folder)}: no request.json there (not a run folder)")
+    req = json.loads(req_file.read_text())
+    chapter, preset, overrides = req["chapter"], req["preset"], req["overrides"]
+    values = _params.load(chapter).resolve(preset, overrides, parse_strings=True)
+    stored = sum(1 for _ in (folder / "sweeps").glob("*/*.json")) if (folder / "sweeps").is_dir() else 0
+    print(f"[lib] resuming '{chapter}' at preset '{preset}' in {_show(folder)} ({stored} sweep points stored)",
+          file=sys.stderr)
+    (folder / "FAILED.txt").unlink(missing_ok=True)
+    return _run_in(folder, chapter, preset, overrides, values, progress)
+
+
+def _run_in(folder: Path, chapter: str, preset: str, overrides: Mapping[str, str], values: dict,
+            progress: bool) -> Path:
     print(f"[lib] running chapter '{chapter}' at preset '{preset}' into {_show(folder)}",
           file=sys.stderr)
     try:

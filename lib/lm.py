@@ -199,7 +199,8 @@ def eval_set(ids: np.ndarray, T: int, B: int, n_batches: int) -> list[tuple[torc
 
 
 def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
-              device: torch.device | str = "cpu") -> RunResult:
+              device: torch.device | str = "cpu", progress=None) -> RunResult:
+    """Train one LM (``progress(n)`` is called with the number of steps done, every 16 steps)."""
     torch.manual_seed(cfg.seed * 1000 + cfg.L * 10007 + cfg.d)
     t0 = time.perf_counter()
     model = GPT(vocab, cfg.d, cfg.L, cfg.H, cfg.T).to(device)
@@ -221,6 +222,8 @@ def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
         sched.step()
         if step >= cfg.steps - max(1, cfg.steps // 10):
             tail.append(loss.item())
+        if progress is not None and (step + 1) % 16 == 0:
+            progress(16)
     model.eval()
     with torch.no_grad():
         tl = [nn.functional.cross_entropy(model(x.to(device)).flatten(0, 1), y.to(device).flatten()).item()
@@ -229,34 +232,43 @@ def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
                      float(np.mean(tail)), float(np.mean(tl)), time.perf_counter() - t0)
 
 
-def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,
-             batch: int = 32, steps: int = 300, lr: float = 3e-3, eval_batches: int = 20,
-             heldout_frac: float = 0.05, seed: int = 0, device="cpu", results_dir: Path | None = None,
-             log=print) -> list[RunResult]:
-    """Train one model per (depth, size); each finished point is written to ``results_dir`` (when given)
-    and re-used by a rerun with the same configuration, so an interrupted sweep resumes."""
+def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, heldout_frac: float,
+                 eval_batches: int, device: str = "cpu") -> None:
+    """A :func:`lib.sweep.run` work unit: train the LM of each point (keys of :class:`RunConfig`) on the
+    training split of ``ids`` and report its :class:`RunResult` as soon as it finishes. Models of
+    different (L, d) have different shapes, so each point is its own family of one model."""
     cut = int(ids.size * (1 - heldout_frac))
     train_ids, test_ids = ids[:cut], ids[cut:]
-    test = eval_set(test_ids, T, batch, eval_batches)
-    out = []
-    for size in sizes:
-        for L in depths:
-            cfg = RunConfig(L, width_for(size, L, H), H, T, batch, steps, lr, 0.1, eval_batches, seed)
-            f = None
-            if results_dir is not None:
-                tag = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True).encode()
-                                     + str(ids.size).encode()).hexdigest()[:12]
-                f = Path(results_dir) / f"lm-L{L}-d{cfg.d}-{tag}.json"
-                if f.exists():
-                    out.append(RunResult(**json.loads(f.read_text())))
-                    log(f"L={L:3d} d={cfg.d:5d}: re-used {f.name}")
-                    continue
-            r = train_one(cfg, train_ids, test, vocab, device)
-            if f is not None:
-                f.parent.mkdir(parents=True, exist_ok=True)
-                f.write_text(json.dumps(asdict(r)))
-            log(f"L={L:3d} d={cfg.d:5d} N=12Ld²={r.size:.3g}: test loss {r.test_loss:.3f} ({r.seconds:.0f} s)")
-            out.append(r)
+    for pt in points:
+        cfg = RunConfig(**{k: pt[k] for k in RunConfig.__dataclass_fields__})
+        test = eval_set(test_ids, cfg.T, cfg.batch, eval_batches)
+        r = train_one(cfg, train_ids, test, vocab, device, progress=report.progress)
+        report(pt, asdict(r))
+
+
+def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,
+             batch: int = 32, steps: int = 300, lr: float = 3e-3, eval_batches: int = 20,
+             heldout_frac: float = 0.05, seed: int = 0, device="cpu", run_dir: Path | None = None,
+             workers: int = 1, executor: str | None = None, log=print) -> list[RunResult]:
+    """Train one model per (size, depth) through the sweep engine (:func:`lib.sweep.run`): every
+    finished model is written to the sweep's store at once, a rerun into the same ``run_dir`` (or
+    ``$ATR_RUN_DIR``) skips the finished ones, and ``workers`` > 1 trains models in parallel processes
+    (``executor``: "process", "inline" or "submitit"; default: inline for one worker, processes otherwise).
+    The store's fingerprint covers the corpus (a hash of ``ids``) and every training setting."""
+    from lib import sweep
+
+    points = [asdict(RunConfig(L, width_for(size, L, H), H, T, batch, steps, lr, 0.1, eval_batches, seed))
+              for size in sizes for L in depths]
+    config = {"vocab": vocab, "heldout_frac": heldout_frac, "eval_batches": eval_batches,
+              "corpus": hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()[:16], "tokens": int(ids.size)}
+    ex = executor or ("inline" if workers <= 1 else "process")
+    rows = sweep.run(train_points, points, name="lm", group_by=["L", "d"], config=config, run_dir=run_dir,
+                     executor=ex, workers=workers, desc="LM ablation",
+                     fn_kwargs={"ids": ids, "vocab": vocab, "heldout_frac": heldout_frac,
+                                "eval_batches": eval_batches, "device": str(device)})
+    out = [RunResult(**{k: row[k] for k in RunResult.__dataclass_fields__}) for row in rows]
+    for r in out:
+        log(f"L={r.L:3d} d={r.d:5d} N=12Ld²={r.size:.3g}: test loss {r.test_loss:.3f} ({r.seconds:.0f} s)")
     return out
 
 

@@ -25,6 +25,24 @@ def test_rerun_with_changed_parameter_lands_in_runs(tmp_path):
     nb = nbformat.read(folder / "notation.ipynb", as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "n = 5" in injected[0].source
+    # an interrupted run (no run.json, no notebook) is finished in its own folder with its own request
+    (folder / "run.json").unlink()
+    (folder / "notation.ipynb").unlink()
+    r = subprocess.run([sys.executable, "-m", "lib", "run", "--resume", str(folder), "--quiet"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in (tmp_path / "notation").iterdir()] == [folder.name]
+    rec = json.loads((folder / "run.json").read_text())
+    assert rec["parameters"]["n"] == 5 and rec["overrides"] == {"n": "5"}
+
+
+def test_resume_rejects_a_folder_that_is_not_a_run(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "lib", "run", "--resume", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "request.json" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "lib", "run", "notation", "--resume", str(tmp_path)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--resume" in r.stderr
 
 
 @pytest.mark.parametrize("chapter", book.toc_chapters())

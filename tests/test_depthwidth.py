@@ -152,3 +152,21 @@ def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
 
 def test_parse_cases_accepts_equals_too():
     assert dw.parse_cases(["L=2 N=2 H=1 dx=1..3"]) == dw.parse_cases(["L:2 N:2 H:1 dx:1..3"])
+
+
+def test_lm_grid_runs_on_the_sweep_engine_and_resumes(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 64, size=4000)
+    kw = dict(T=16, batch=4, steps=6, eval_batches=2, run_dir=tmp_path, log=lambda *_: None)
+    first = lm.run_grid([1, 2], [2000.0], ids, 64, **kw)
+    assert [r.L for r in first] == [1, 2] and all(np.isfinite(r.test_loss) for r in first)
+    assert len(list(tmp_path.glob("lm-*/*.json"))) == 2        # one stored file per model
+
+    def no_training(*a, **k):
+        raise AssertionError("a stored point was trained again")
+    monkeypatch.setattr(lm, "train_one", no_training)
+    again = lm.run_grid([1, 2], [2000.0], ids, 64, **kw)
+    assert again == first
+    # another corpus is another sweep: nothing is reused from the first
+    with pytest.raises(AssertionError, match="trained again"):
+        lm.run_grid([1, 2], [2000.0], ids[::-1].copy(), 64, **kw)
