@@ -165,25 +165,51 @@ def sinusoidal_pe(length: int, d: int, dtype=torch.float64) -> Tensor:
     return pe.to(dtype)
 
 
+_CHUNK_ELEMS = 1 << 17      # elements of S per chunk: S, A and dS chunks of ~0.5 MB (float32) stay in L2
+
+
+def _chunks(n: int, per: int) -> list[slice]:
+    c = max(1, _CHUNK_ELEMS // max(1, per))
+    return [slice(i, min(n, i + c)) for i in range(0, n, c)]
+
+
 class SoftmaxDot(torch.autograd.Function):
     """``h = Σ_i softmax(S)_i V_i`` over the last axis, with a hand-written backward
-    (``dS = A ⊙ (V − h) · dh``, ``dV = Σ A · dh``) that saves the autograd graph's temporaries: about
-    15% faster than ``(softmax(S) * V).sum(-1)`` on the MHA family's large score tensors (measured in
-    benchmarks/sweep.py; tests compare both). ``V`` broadcasts against ``S``."""
+    (``dS = A ⊙ (V − h) · dh``, ``dV = Σ A · dh``) that saves the autograd graph's temporaries. Both
+    passes run over blocks of the leading (model) axis small enough for the core's L2 cache, so the
+    five elementwise passes over a block read it from cache, not memory: on the MHA H=20 family's
+    ``[32, 256, 20, 32]`` scores, forward + backward 24 ms against 34 ms unblocked and ~45 ms for
+    autograd's ``(softmax(S) * V).sum(-1)`` (benchmarks/sweep.py; tests compare them). ``V``
+    broadcasts against ``S`` (its leading axis must equal S's)."""
 
     @staticmethod
     def forward(ctx, S: Tensor, V: Tensor) -> Tensor:
-        A = torch.softmax(S, dim=-1)
-        h = (A * V).sum(-1)
+        A = torch.empty_like(S)
+        h = S.new_empty(S.shape[:-1])
+        per = S[0].numel() if S.dim() > 1 and S.shape[0] > 0 else S.numel()
+        Vb = V.expand(S.shape[0], *V.shape[1:]) if V.shape[0] == 1 and S.shape[0] != 1 else V
+        for sl in _chunks(S.shape[0], per) if S.dim() > 1 else [slice(None)]:
+            torch.softmax(S[sl], dim=-1, out=A[sl])
+            torch.sum(A[sl] * Vb[sl], dim=-1, out=h[sl])
         ctx.save_for_backward(A, V, h)
         return h
 
     @staticmethod
     def backward(ctx, gh: Tensor):
         A, V, h = ctx.saved_tensors
-        g = gh.unsqueeze(-1)
-        dS = A * ((V - h.unsqueeze(-1)) * g)
-        dV = (A * g).sum_to_size(V.shape) if ctx.needs_input_grad[1] else None
+        dS = torch.empty_like(A)
+        need_v = ctx.needs_input_grad[1]
+        Vb = V.expand(A.shape[0], *V.shape[1:]) if V.shape[0] == 1 and A.shape[0] != 1 else V
+        dV = torch.empty_like(Vb) if need_v else None
+        per = A[0].numel() if A.dim() > 1 and A.shape[0] > 0 else A.numel()
+        for sl in _chunks(A.shape[0], per) if A.dim() > 1 else [slice(None)]:
+            g = gh[sl].unsqueeze(-1)
+            a = A[sl]
+            torch.mul(a, (Vb[sl] - h[sl].unsqueeze(-1)) * g, out=dS[sl])
+            if need_v:
+                dV[sl] = (a * g).sum_to_size(Vb[sl].shape)
+        if need_v:
+            dV = dV.sum_to_size(V.shape)
         return dS, dV
 
 

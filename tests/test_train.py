@@ -71,6 +71,20 @@ def test_softmax_dot_gradient():
     assert torch.autograd.gradcheck(F.softmax_dot, (S, V))
 
 
+@pytest.mark.parametrize("vshape", [(7, 1, 3, 4), (7, 5, 3, 4), (1, 5, 3, 4)])
+def test_softmax_dot_in_cache_blocks(monkeypatch, vshape):
+    """Blocked over the model axis (here 3 blocks of at most 3 models), the same values and gradients."""
+    monkeypatch.setattr(F, "_CHUNK_ELEMS", 150)
+    g = torch.Generator().manual_seed(2)
+    S = (3 * torch.randn(7, 5, 3, 4, generator=g, dtype=f64)).requires_grad_(True)
+    V = torch.randn(*vshape, generator=g, dtype=f64).requires_grad_(True)
+    w = torch.randn(7, 5, 3, generator=g, dtype=f64)
+    a = torch.autograd.grad((F.softmax_dot(S, V) * w).sum(), (S, V))
+    b = torch.autograd.grad(((torch.softmax(S, -1) * V).sum(-1) * w).sum(), (S, V))
+    assert max((x - y).abs().max().item() for x, y in zip(a, b)) < 1e-13
+    assert F._chunks(7, 60) == [slice(0, 2), slice(2, 4), slice(4, 6), slice(6, 7)]
+
+
 def test_init_depends_on_seed_only():
     fam = F.MHAMemorization(d=8, n=4, H=2, n_classes=5)
     a = fam.init([5, 6, 7], dtype=f64)
@@ -174,3 +188,26 @@ def test_zero_steps_and_validation():
     assert [r["steps"] for r in R] == [0, 5]
     with pytest.raises(ValueError, match="steps"):
         T.train_family(fam, data, seeds=[0, 1], steps=[1, 2, 3])
+
+
+def test_adam_step_equals_torch_adam_per_model():
+    """The grouped fused update (models grouped by learning rate, lr = 0 left alone) is torch.optim.Adam
+    run on each model separately, also with a gradient whose layout differs from its parameter's."""
+    torch.manual_seed(0)
+    G, lrs = 4, [1e-2, 0.0, 3e-3, 1e-2]
+    W = torch.randn(G, 5, 3, dtype=f64)
+    b = torch.randn(G, 3, dtype=f64)
+    refs = [[torch.nn.Parameter(W[g].clone()), torch.nn.Parameter(b[g].clone())] for g in range(G)]
+    opts = [torch.optim.Adam(r, lr=lr) for r, lr in zip(refs, lrs)]
+    P, M, V = [W.clone(), b.clone()], [torch.zeros_like(W), torch.zeros_like(b)], [torch.zeros_like(W), torch.zeros_like(b)]
+    for t in range(1, 6):
+        gW = torch.randn(G, 3, 5, dtype=f64).transpose(1, 2)          # not contiguous
+        gb = torch.randn(G, 3, dtype=f64)
+        T.adam_step(P, [gW, gb], M, V, t, lrs)
+        for g in range(G):
+            refs[g][0].grad, refs[g][1].grad = gW[g].clone(), gb[g].clone()
+            opts[g].step()
+    for g in range(G):
+        assert torch.allclose(P[0][g], refs[g][0].detach(), rtol=0, atol=1e-15)
+        assert torch.allclose(P[1][g], refs[g][1].detach(), rtol=0, atol=1e-15)
+    assert torch.equal(P[0][1], W[1])                                  # lr = 0: unchanged
