@@ -55,9 +55,9 @@ Progress: a bar with points done / total, model-steps per second and ETA, on std
 
 Work units: points with equal ``group_by`` values, at most ``max_family`` per unit. Models of
 different sizes go in different units: grouping measured faster than zero-padding to the largest size
-for large models (``benchmarks/sweep.py``: MHA d=64 H ∈ {1,5,10,20} × 8 seeds, one grid step 64.7 ms
-grouped vs 110.9 ms padded); for tiny models the two are equal within noise (AoT d=10
-H ∈ {1,6,11,16} × 8 seeds: 23.7 vs 23.5 ms), so a chapter may zero-pad those into one family
+for large models (``benchmarks/sweep.py``: MHA d=64 H ∈ {1,5,10,20} × 8 seeds, one grid step 61.0 ms
+grouped vs 108.5 ms padded); for tiny models the two are within 5% (AoT d=10
+H ∈ {1,6,11,16} × 8 seeds: 22.8 vs 23.9 ms), so a chapter may zero-pad those into one family
 (lib/aot_train.py does). To keep ``workers`` processes busy, units are also split so that there are at
 least ``workers`` of them when possible.
 """

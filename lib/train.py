@@ -38,29 +38,37 @@ engine writes that point to disk there. ``progress(n_model_steps)`` is called ev
 Devices and precision: ``device`` "cpu" | "cuda" (data and parameters moved there); ``dtype``
 float32 by default, float64 available. Threads are the caller's business (``lib.repro.setup``).
 
-Performance (``benchmarks/sweep.py``, 2-core AMD EPYC shared with other jobs, load average 3-4, one
-torch thread, process CPU time; G = 32 models, batch 256, float32; matmul peak measured 90.4 GFLOP/s):
+Performance (``benchmarks/sweep.py``, 2-core AMD EPYC, one torch thread, process CPU time; G = 32
+models, batch 256, float32; float32 matmul peak measured 91.6 GFLOP/s, load average 0.6-1.0):
 
 ================================  ==============  ===============  ================  ==========
 family                            engine          vs same math,    vs official math  % of peak
                                   model-steps/s   one at a time    one at a time
 ================================  ==============  ===============  ================  ==========
-MHA d=64 n=32 H=1 shared          1411            ×2.6             ×39               34%
-MHA d=64 n=32 H=20 shared         273             ×1.2             ×126              35%
-MHA d=64 n=32 H=1 non-shared      236             ×1.3             ×6                10%
-MHA d=64 n=32 H=20 non-shared     86              ×1.1             ×37               41%
-AoT N=50 d=dh=10 H=1 (official)   2287            ×4.3             ×5                3%
-AoT N=50 d=dh=10 H=16 (official)  1300            ×2.8             ×24               9%
+MHA d=64 n=32 H=1 shared          1498            ×2.3             ×40               36%
+MHA d=64 n=32 H=20 shared         325             ×1.2             ×142              41%
+MHA d=64 n=32 H=1 non-shared      235             ×1.3             ×6                9%
+MHA d=64 n=32 H=20 non-shared     86              ×1.0             ×38               40%
+AoT N=50 d=dh=10 H=1 (official)   2561            ×3.2             ×5                4%
+AoT N=50 d=dh=10 H=16 (official)  1278            ×2.3             ×23               9%
 ================================  ==============  ===============  ================  ==========
 
 Most of the gain over the official code is the math (query-only attention, re-associated products,
-the S = 2 sigmoid form); batching itself buys most for small models (per-op overhead amortised), little
-for the MHA H = 20 model, whose per-model GEMMs already fill the core (its step: GEMMs at ~70 GFLOP/s,
-then softmax and Adam passes over 5 M-element tensors, which are memory-bound). One torch thread is
-2-5× faster than two on this machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a)
-grid at paper scale (32 runs, 1.9 M steps, no early stop): 2.9 CPU-hours measured here (official code:
-about 3.3 V100-days per seed, its README); extrapolated to one H100: ~21 min one family after another
-(bound by the ~190 kernel launches per step), ~3 min with the 32 runs zero-padded into one family.
+the S = 2 sigmoid form); batching itself buys most for small models, whose one-model steps are bound
+by PyTorch's per-op cost. It cannot buy much for the MHA H = 20 model: one model at a time, the same
+math already runs at 263 model-steps/s × 114 MFLOP = 30 GFLOP/s, a third of the matmul peak, so ×3
+from batching would need the whole step, softmax and Adam included, at the GEMMs' own peak. The AoT
+family is memory-bound: its contractions have inner dimensions of 10-160, and its step reads and
+writes some fifteen tensors of ~1 M elements for 0.2 GFLOP (about 3 FLOP per byte, against ~9 for
+this core's GEMM peak over its memory bandwidth). Two measured improvements: Adam through PyTorch's
+fused kernel (one pass over the parameters instead of six: 4.0 vs 14.1 ms per MHA H=20 step) and the
+score softmax in cache-sized blocks (:class:`lib.family.SoftmaxDot`: 18 vs 34 ms); ``torch.compile``
+(inductor, C++) was measured and not adopted: 1.27× on the MHA H=20 forward + backward after 5-18 s
+of compilation per shape, 1.04× on AoT H=16. One torch thread is 2-5× faster than two on this
+machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a) grid at paper scale (32
+runs, 1.9 M steps, no early stop): 2.9 CPU-hours measured here (official code: about 3.3 V100-days
+per seed, its README); extrapolated to one H100: ~21 min one family after another (bound by the
+~190 kernel launches per step), ~3 min with the 32 runs zero-padded into one family.
 """
 from __future__ import annotations
 
