@@ -66,9 +66,10 @@ score softmax in cache-sized blocks (:class:`lib.family.SoftmaxDot`: 18 vs 34 ms
 (inductor, C++) was measured and not adopted: 1.27× on the MHA H=20 forward + backward after 5-18 s
 of compilation per shape, 1.04× on AoT H=16. One torch thread is 2-5× faster than two on this
 machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a) grid at paper scale (32
-runs, 1.9 M steps, no early stop): 2.9 CPU-hours measured here (official code: about 3.3 V100-days
-per seed, its README); extrapolated to one H100: ~21 min one family after another (bound by the
-~190 kernel launches per step), ~3 min with the 32 runs zero-padded into one family.
+runs, 1.9 M steps, no early stop): 2.4 CPU-hours measured here (official code: about 3.3 V100-days
+per seed, its README); extrapolated to one H100 (no GPU was lent to measure it): ~26 min one family
+after another (bound by the 156 kernel launches per step), ~3 min with the 32 runs zero-padded into
+one family. Measured numbers: ``benchmarks/results/``.
 """
 from __future__ import annotations
 
