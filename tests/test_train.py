@@ -190,9 +190,12 @@ def test_zero_steps_and_validation():
         T.train_family(fam, data, seeds=[0, 1], steps=[1, 2, 3])
 
 
-def test_adam_step_equals_torch_adam_per_model():
-    """The grouped fused update (models grouped by learning rate, lr = 0 left alone) is torch.optim.Adam
-    run on each model separately, also with a gradient whose layout differs from its parameter's."""
+@pytest.mark.parametrize("fused", [True, False])
+def test_adam_step_equals_torch_adam_per_model(monkeypatch, fused):
+    """The grouped fused update (models grouped by learning rate, lr = 0 left alone), and the foreach
+    fallback, are torch.optim.Adam run on each model separately, also with a gradient whose layout
+    differs from its parameter's."""
+    monkeypatch.setattr(T, "_FUSED_OK", fused and T._FUSED_OK)
     torch.manual_seed(0)
     G, lrs = 4, [1e-2, 0.0, 3e-3, 1e-2]
     W = torch.randn(G, 5, 3, dtype=f64)
