@@ -183,7 +183,9 @@ def resume(folder: str | Path, progress: bool = True) -> Path:
     req = json.loads(req_file.read_text())
     chapter, preset, overrides = req["chapter"], req["preset"], req["overrides"]
     values = _params.load(chapter).resolve(preset, overrides, parse_strings=True)
-    stored = sum(1 for _ in (folder / "sweeps").glob("*/*.json")) if (folder / "sweeps").is_dir() else 0
+    from .sweep import Store
+    sweeps = folder / "sweeps"
+    stored = sum(len(Store(d).keys()) for d in sweeps.iterdir() if d.is_dir()) if sweeps.is_dir() else 0
     print(f"[lib] resuming '{chapter}' at preset '{preset}' in {_show(folder)} ({stored} sweep points stored)",
           file=sys.stderr)
     (folder / "FAILED.txt").unlink(missing_ok=True)

@@ -248,11 +248,11 @@ def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, hel
 def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,
              batch: int = 32, steps: int = 300, lr: float = 3e-3, eval_batches: int = 20,
              heldout_frac: float = 0.05, seed: int = 0, device="cpu", run_dir: Path | None = None,
-             workers: int = 1, executor: str | None = None, log=print) -> list[RunResult]:
+             workers: int = 1, executor: str = "process", log=print) -> list[RunResult]:
     """Train one model per (size, depth) through the sweep engine (:func:`lib.sweep.run`): every
     finished model is written to the sweep's store at once, a rerun into the same ``run_dir`` (or
     ``$ATR_RUN_DIR``) skips the finished ones, and ``workers`` > 1 trains models in parallel processes
-    (``executor``: "process", "inline" or "submitit"; default: inline for one worker, processes otherwise).
+    (``executor``: "process", "inline" or "submitit"; "process" with one worker runs inline).
     The store's fingerprint covers the corpus (a hash of ``ids``) and every training setting."""
     from lib import sweep
 
@@ -260,9 +260,8 @@ def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int,
               for size in sizes for L in depths]
     config = {"vocab": vocab, "heldout_frac": heldout_frac, "eval_batches": eval_batches,
               "corpus": hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()[:16], "tokens": int(ids.size)}
-    ex = executor or ("inline" if workers <= 1 else "process")
     rows = sweep.run(train_points, points, name="lm", group_by=["L", "d"], config=config, run_dir=run_dir,
-                     executor=ex, workers=workers, desc="LM ablation",
+                     executor=executor, workers=workers, desc="LM ablation",
                      fn_kwargs={"ids": ids, "vocab": vocab, "heldout_frac": heldout_frac,
                                 "eval_batches": eval_batches, "device": str(device)})
     out = [RunResult(**{k: row[k] for k in RunResult.__dataclass_fields__}) for row in rows]

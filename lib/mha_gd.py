@@ -125,7 +125,7 @@ def run_sweep(kind: str, P: dict, device, workers: int = 1) -> list[dict]:
     cfg = dict(d=P["gd_d"], classes=P["gd_classes"], lr=P["gd_lr"], batch=P["gd_batch"],
                eval_every=P["gd_eval_every"], steps=_steps(P), device=str(device))
     return sweep.run(train_points, pts, name=f"mha-{kind}", group_by=group, config=cfg, fn_kwargs=cfg,
-                     executor="inline" if workers <= 1 else "process", workers=workers, quiet=True)
+                     workers=workers, quiet=True)          # the process executor runs inline with one worker
 
 
 def majority_fraction(p: dict, d: int, classes: int) -> float:
