@@ -13,10 +13,10 @@ import argparse
 import time
 
 import numpy as np
-import torch
 
-from lib import aot, params, repro
-from lib import aot_train as AT
+from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization import train as AT
+from lib.core import params, repro
 
 
 def timed(label, fn):

@@ -18,9 +18,10 @@ import time
 import numpy as np
 import torch
 
-from lib import depthwidth as dw
-from lib import lm, params
-from lib import seprank as sr
+from lib.chapters.depth_width import checks as dw_checks
+from lib.chapters.depth_width import lm
+from lib.chapters.depth_width import seprank as sr
+from lib.core import params
 
 
 def timed(f):
@@ -60,15 +61,15 @@ def main() -> None:
     print(f"  S-form {t_s:.3f} s, layer by layer {t_r:.3f} s")
 
     print(f"\n3. the rank grid of preset '{a.preset}'")
-    cases = dw.parse_cases(P["rank_cases"])
-    rows, t_grid = timed(lambda: dw.measure_grid(cases, seeds=P["rank_seeds"], K_max=P["rank_K_max"],
+    cases = dw_checks.parse_cases(P["rank_cases"])
+    rows, t_grid = timed(lambda: dw_checks.measure_grid(cases, seeds=P["rank_seeds"], K_max=P["rank_K_max"],
                                                  log=lambda s: None))
     slow = sorted(rows, key=lambda r: -r["seconds"])[:5]
     print(f"  {len(rows)} cases in {t_grid:.1f} s (evaluation {sum(r['t_eval'] for r in rows):.1f} s, "
           f"FLINT {sum(r['t_rank'] for r in rows):.1f} s); slowest: " +
           ", ".join(f"{r['case'].d_x},{r['case'].L},{r['case'].H},N{r['case'].N}: {r['rank']} in {r['seconds']:.1f} s"
                     for r in slow))
-    _, t_p1 = timed(lambda: [dw.prop1_check(c) for c in dw.parse_cases(P["prop1_cases"])])
+    _, t_p1 = timed(lambda: [dw_checks.prop1_check(c) for c in dw_checks.parse_cases(P["prop1_cases"])])
     print(f"  Proposition 1 checks: {t_p1:.1f} s")
 
     if not a.skip_lm:

@@ -14,7 +14,10 @@ import time
 import numpy as np
 import torch
 
-from lib import mha, mha_gd, mha_vit, params, repro
+from lib.chapters.mha_memorization import construction as mha
+from lib.chapters.mha_memorization import gd as mha_gd
+from lib.chapters.mha_memorization import vit as mha_vit
+from lib.core import params, repro
 
 
 def main() -> None:

@@ -15,8 +15,10 @@ import time
 
 import torch
 
-from lib import params
-from lib import softlin as SL
+from lib.chapters.softmax_vs_linear import montecarlo as sl_mc
+from lib.chapters.softmax_vs_linear import needle as sl_needle
+from lib.chapters.softmax_vs_linear import theory as sl_theory
+from lib.core import params
 
 
 def timed(label: str, fn) -> float:
@@ -33,39 +35,39 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1])
     a = ap.parse_args()
     P = params.load("softmax-vs-linear").resolve(a.preset)
-    SL.check_params(P)
+    sl_theory.check_params(P)
     R = P["reps"]
 
     for th in a.threads:
         torch.set_num_threads(th)
         print(f"threads = {th}, preset = {a.preset}, reps = {R}")
         timed("one self-D point at n = 480 (thread check)",
-              lambda: SL.mc_pairs("self-D", 480, 6, math.log(480) + 3, 40, 2.5, R, 0))
+              lambda: sl_mc.mc_pairs("self-D", 480, 6, math.log(480) + 3, 40, 2.5, R, 0))
     torch.set_num_threads(a.threads[0])
     total = 0.0
     toy = dict(n=P["toy_n0"], m=P["toy_m0"], tau=P["toy_tau"], b_offset=P["toy_b_offset"])
-    total += timed("Fig 3 (toy, two sweeps)", lambda: [SL.toy_panel("n", P["toy_n"], toy, R, 0),
-                                                       SL.toy_panel("m", P["toy_m"], toy, R, 1)])
+    total += timed("Fig 3 (toy, two sweeps)", lambda: [sl_mc.toy_panel("n", P["toy_n"], toy, R, 0),
+                                                       sl_mc.toy_panel("m", P["toy_m"], toy, R, 1)])
     for construction, pre, size in (("self-D", "self", "k"), ("self-E", "self", "k"), ("cross", "cross", "d")):
         base = dict(n=P[f"{pre}_n0"], k=(P["self_k0"] if pre == "self" else P["cross_d0"] - 1), m=P[f"{pre}_m0"],
                     tau=P[f"{pre}_tau0"], b_offset=P[f"{pre}_b_offset"])
         sweeps = [("n", P[f"{pre}_n"]), (size, P[f"{pre}_{size}"]), ("b", P[f"{pre}_b"]), ("m", P[f"{pre}_m"]),
                   ("tau", P[f"{pre}_tau"])]
         total += timed(f"{construction} (five sweeps)",
-                       lambda: [SL.run_panel(construction, k, g, base, R, 0) for k, g in sweeps])
+                       lambda: [sl_mc.run_panel(construction, k, g, base, R, 0) for k, g in sweeps])
     kc = P["cross_d0"] - 1
 
     def counter():
         for n in P["counter_n"]:
             for inv in P["counter_inv_eps"]:
                 X = torch.diag(torch.tensor([1.0] + [1.0 / inv] * kc, dtype=torch.float64))
-                SL.mc_pairs("cross", n, kc, 0.0, P["cross_m0"], P["cross_tau0"], R, 0, X=X, kinds=("linear", "linear"))
+                sl_mc.mc_pairs("cross", n, kc, 0.0, P["cross_m0"], P["cross_tau0"], R, 0, X=X, kinds=("linear", "linear"))
     total += timed("counter-check", counter)
     total += timed("dynamic range (bisections)", lambda: [
-        (SL.min_scale(n, kc, "softmax", P["cross_tau0"], 0.0, 60.0, log=False),
-         SL.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])
+        (sl_needle.min_scale(n, kc, "softmax", P["cross_tau0"], 0.0, 60.0, log=False),
+         sl_needle.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])
     total += timed("learned comparison", lambda: [
-        SL.train_needle(kind, n, seeds=P["learn_seeds"], steps=P["learn_steps"], batch=P["learn_batch"],
+        sl_needle.train_needle(kind, n, seeds=P["learn_seeds"], steps=P["learn_steps"], batch=P["learn_batch"],
                         lr=P["learn_lr"], sigma=P["learn_sigma"], seed=n)
         for kind in ("softmax", "linear") for n in P["learn_n"]])
     print(f"  {'total of the hot parts':44s} {total:7.1f} s")

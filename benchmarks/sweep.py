@@ -4,7 +4,7 @@ For the MHA chapter's grid (d = 64, n = 32, H in {1, 20}, batch 256, shared and 
 the AoT chapter's Exp 1 grid (N = 50, S = 2, d = dh = 10, H in {1, 16}, batch 256), each over G = 32
 models, side by side in one run:
 
-* ``engine``   : lib.train.train_family on the whole family (one batched computation, batched Adam);
+* ``engine``   : lib.engine.train.train_family on the whole family (one batched computation, batched Adam);
 * ``same-math``: the same trainer and math, one model at a time (G = 1), isolating what batching buys;
 * ``official`` : the official code's math, one model at a time: an nn.Module per model (MHA: the whole
                  context attended from every position, query masked out, as in the official code;
@@ -26,17 +26,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
-import sys
 import time
 
 import torch
 from torch import nn
 
-from lib import family as F
-from lib import train as T
+from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.mha_memorization import model as mha_model
+from lib.engine import family
+from lib.engine import train as T
 
 VIEW_OPS = {"aten::view", "aten::reshape", "aten::transpose", "aten::unsqueeze", "aten::expand", "aten::as_strided",
             "aten::_unsafe_view", "aten::squeeze", "aten::t", "aten::permute", "aten::select", "aten::slice",
@@ -92,7 +92,7 @@ class OfficialAoTLoop(nn.Module):
     to the attention input only, H separate nn.MultiheadAttention(dh, 1 head, no bias) run in a Python
     loop and summed, residual = word embedding, unembedding, the last position read."""
 
-    def __init__(self, fam: F.AoTMemorization, p: dict):
+    def __init__(self, fam: aot_model.AoTMemorization, p: dict):
         super().__init__()
         assert fam.variant == "official" and not fam.compress
         self.E = nn.Parameter(p["E"].clone())
@@ -117,15 +117,15 @@ class OfficialAoTLoop(nn.Module):
         return ((res + out) @ self.U)[:, -1]
 
 
-def official_loop(fam, data: F.FamilyData, seeds, models: int, steps: int, B: int, dev, lr=1e-3) -> float:
+def official_loop(fam, data: family.FamilyData, seeds, models: int, steps: int, B: int, dev, lr=1e-3) -> float:
     """Seconds per model-step of the official math, one model at a time (nn.Module + torch Adam +
     torch schedulers), on ``models`` models of the family, ``steps`` steps each (after 2 warm-up steps)."""
     per = []
     for g in range(models):
         p = fam.init_one(seeds[g])
         p = {k: v.to(device=dev, dtype=torch.float32) for k, v in p.items()}
-        if isinstance(fam, F.MHAMemorization):
-            m = F.OfficialMHA(fam, p).to(dev)
+        if isinstance(fam, mha_model.MHAMemorization):
+            m = mha_model.OfficialMHA(fam, p).to(dev)
             x, y = data.examples["x"][g].to(dev), data.examples["y"][g].to(dev)
             E = data.shared["E"][g].to(dev) if fam.shared else data.examples["E"][g].to(dev)
 
@@ -147,7 +147,7 @@ def official_loop(fam, data: F.FamilyData, seeds, models: int, steps: int, B: in
         n = int(data.sizes[g])
         gen = torch.Generator().manual_seed(g)
         ts = []
-        for s in range(steps + 2):
+        for _s in range(steps + 2):
             sync(dev)
             ts.append(clock())
             idx = torch.randint(0, n, (B,), generator=gen).to(dev)
@@ -159,11 +159,11 @@ def official_loop(fam, data: F.FamilyData, seeds, models: int, steps: int, B: in
             sch.step()
         sync(dev)
         ts.append(clock())
-        per.extend(b - a for a, b in zip(ts[2:], ts[3:]))
+        per.extend(b - a for a, b in zip(ts[2:], ts[3:], strict=False))
     return statistics.median(per)
 
 
-def engine(fam, data: F.FamilyData, seeds, steps: int, B: int, dev) -> float:
+def engine(fam, data: family.FamilyData, seeds, steps: int, B: int, dev) -> float:
     """Seconds per step of train_family on the family: the median of ``steps`` single-step times
     (taken between progress callbacks, after 2 warm-up steps; robust to load spikes)."""
     T._PROGRESS_EVERY = 1
@@ -174,7 +174,7 @@ def engine(fam, data: F.FamilyData, seeds, steps: int, B: int, dev) -> float:
         ts.append(clock())
     T.train_family(fam, data, seeds=seeds, steps=steps + 3, batch_size=B, device=dev, schedule="warmup_cosine",
                    progress=prog)
-    return statistics.median([b - a for a, b in zip(ts[2:], ts[3:])])
+    return statistics.median([b - a for a, b in zip(ts[2:], ts[3:], strict=False)])
 
 
 def same_math(fam, data, seeds, models: int, steps: int, B: int, dev) -> float:
@@ -210,15 +210,15 @@ def configs(quick: bool):
 def build(cfg, G: int, B: int):
     seeds = list(range(G))
     if cfg["kind"] == "mha":
-        fam = F.MHAMemorization(d=64, n=32, H=cfg["H"], shared=cfg["shared"])
+        fam = mha_model.MHAMemorization(d=64, n=32, H=cfg["H"], shared=cfg["shared"])
         sizes = [1000 * (1 + g % 4) for g in range(G)]          # 4 dataset sizes x 8 seeds
         if not cfg["shared"]:
             sizes = [256 * (1 + g % 4) for g in range(G)]       # per-example contexts: keep memory small
-        data = F.mha_data(fam, sizes, seeds)
+        data = mha_model.mha_data(fam, sizes, seeds)
         name = f"MHA d=64 n=32 H={cfg['H']:>2} {'shared' if cfg['shared'] else 'non-shared'}"
     else:
-        fam = F.AoTMemorization(N=50, S=2, d=10, dh=10, H=cfg["H"], variant="official")
-        data = F.aot_data(fam, 16384, seeds)
+        fam = aot_model.AoTMemorization(N=50, S=2, d=10, dh=10, H=cfg["H"], variant="official")
+        data = aot_model.aot_data(fam, 16384, seeds)
         name = f"AoT N=50 d=dh=10 H={cfg['H']:>2} (official)"
     return fam, data, seeds, name
 
@@ -227,10 +227,10 @@ def grouping_vs_padding(dev, B: int, reps: int) -> dict:
     """Models of different sizes: separate families per size (grouped) vs one family zero-padded to the
     largest size (exact for heads: a zero head has zero gradients). Time of one step of the whole grid."""
     out = {}
-    cases = [("MHA d=64 n=32 H in {1,5,10,20} x 8 seeds", lambda H: F.MHAMemorization(d=64, n=32, H=H),
-              lambda fam, G: F.mha_data(fam, [1000] * G, list(range(G))), [1, 5, 10, 20], 8),
-             ("AoT N=50 d=dh=10 H in {1,6,11,16} x 8 seeds", lambda H: F.AoTMemorization(N=50, d=10, H=H, variant="official"),
-              lambda fam, G: F.aot_data(fam, 16384, list(range(G))), [1, 6, 11, 16], 8)]
+    cases = [("MHA d=64 n=32 H in {1,5,10,20} x 8 seeds", lambda H: mha_model.MHAMemorization(d=64, n=32, H=H),
+              lambda fam, G: mha_model.mha_data(fam, [1000] * G, list(range(G))), [1, 5, 10, 20], 8),
+             ("AoT N=50 d=dh=10 H in {1,6,11,16} x 8 seeds", lambda H: aot_model.AoTMemorization(N=50, d=10, H=H, variant="official"),
+              lambda fam, G: aot_model.aot_data(fam, 16384, list(range(G))), [1, 6, 11, 16], 8)]
     for name, mk, mkdata, Hs, G in cases:
         tg, tp = [], []
         for _ in range(reps):
@@ -324,19 +324,19 @@ def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
     total_cpu, total_flops, kern = 0.0, 0.0, {}
     print("Fig 2(a), one seed, paper scale (32 runs, 1.9M steps in all):")
     for H in Hs:
-        fam = F.MHAMemorization(d=64, n=32, H=H, shared=True)
+        fam = mha_model.MHAMemorization(d=64, n=32, H=H, shared=True)
         per_h = 0.0
         for length, g in phases:
-            data = F.mha_data(fam, Ts[-g:], [0] * g)
+            data = mha_model.mha_data(fam, Ts[-g:], [0] * g)
             t = engine(fam, data, list(range(g)), 3 if quick else 6, B, dev)
             per_h += length * t
         fl = fam.flops(B) * sum(steps)
         # evaluation: every 500 steps a forward pass over T examples (≈ 1/3 of a training step per B examples)
-        fl_eval = sum((s // 500) * (t / B) * fam.flops(B) / 3 for s, t in zip(steps, Ts))
+        fl_eval = sum((s // 500) * (t / B) * fam.flops(B) / 3 for s, t in zip(steps, Ts, strict=False))
         per_h *= 1 + fl_eval / fl
         total_cpu += per_h
         total_flops += fl + fl_eval
-        kern[H] = kernels_per_step(fam, F.mha_data(fam, [300] * 4, [0] * 4), [0, 1, 2, 3], B)
+        kern[H] = kernels_per_step(fam, mha_model.mha_data(fam, [300] * 4, [0] * 4), [0, 1, 2, 3], B)
         print(f"  H={H:>2}: {per_h / 3600:.2f} h on {dev.type} (measured per-step time x steps, no early stop); "
               f"{(fl + fl_eval) / 1e12:.1f} TFLOP; {kern[H]} kernels per step", flush=True)
     out = {"device": str(dev), "hours_measured_device": total_cpu / 3600, "total_tflop": total_flops / 1e12,
@@ -347,8 +347,8 @@ def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
         # GPU extrapolation: per step max(FLOPs / (efficiency x peak), host-side cost of issuing the step).
         # The host cost is measured here: one step of a tiny family (same op sequence, negligible arithmetic)
         # is PyTorch's per-op dispatch on this CPU; CUDA adds its launch latency (~4 us per kernel, typical).
-        tiny = F.MHAMemorization(d=4, n=2, H=1, n_classes=3)
-        host = min(engine(tiny, F.mha_data(tiny, [16], [0]), [0], 20, 4, dev) for _ in range(3))
+        tiny = mha_model.MHAMemorization(d=4, n=2, H=1, n_classes=3)
+        host = min(engine(tiny, mha_model.mha_data(tiny, [16], [0]), [0], 20, 4, dev) for _ in range(3))
         gpu_peak = 67e12           # H100 SXM float32 (non-tensor-core) peak, FLOP/s (NVIDIA datasheet)
         launch = host / max(kern.values()) + 4e-6       # s per kernel: measured dispatch + CUDA launch
         out["host_s_per_step_tiny"] = host
@@ -357,7 +357,7 @@ def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
         for eff in (0.25, 0.5):
             tot = 0.0
             for H in Hs:
-                fam = F.MHAMemorization(d=64, n=32, H=H, shared=True)
+                fam = mha_model.MHAMemorization(d=64, n=32, H=H, shared=True)
                 for length, g in phases:
                     tot += length * max(g * fam.flops(B) / (eff * gpu_peak), kern[H] * launch)
             tot *= 1.1             # evaluation passes (< 10% of the FLOPs above)
@@ -365,7 +365,7 @@ def fig2a_estimate(dev, B: int, peak: float, quick: bool) -> dict:
             print(f"  H100 extrapolation (float32 at {int(eff * 100)}% of 67 TFLOP/s, {launch * 1e6:.1f} us per kernel, "
                   f"{kern[Hs[-1]]} kernels/step): {tot / 60:.0f} min for the whole grid, families run one after another")
         # all 32 runs zero-padded to H = 60 in one family (exact: zero heads keep zero gradients)
-        fam = F.MHAMemorization(d=64, n=32, H=60, shared=True)
+        fam = mha_model.MHAMemorization(d=64, n=32, H=60, shared=True)
         pad = sum(length * max(8 * g * fam.flops(B) / (0.5 * gpu_peak), kern[60] * launch) for length, g in phases) * 1.1
         out["h100_hours_padded_one_family"] = pad / 3600
         print(f"  H100, the 32 runs padded into one family (H=60, 50% of peak): {pad / 60:.0f} min")

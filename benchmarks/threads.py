@@ -1,6 +1,6 @@
-"""1 vs 2 torch intra-op threads for the book's small models (sets lib.repro.DEFAULT_THREADS).
+"""1 vs 2 torch intra-op threads for the book's small models (sets lib.core.repro.DEFAULT_THREADS).
 
-Times training steps of lib.train.train_family (wall clock: threads only help wall time) for small
+Times training steps of lib.engine.train.train_family (wall clock: threads only help wall time) for small
 and large families of the two memorization chapters, alternating the thread count between repetitions
 so that both see the same background load, and prints the median step time for each. The load
 average is printed before and after: on a shared 2-core machine other jobs compete for the second core.
@@ -16,27 +16,28 @@ import time
 
 import torch
 
-from lib import family as F
-from lib import train as T
+from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.mha_memorization import model as mha_model
+from lib.engine import train as T
 
 
 def step_time(fam, data, seeds, steps: int, B: int) -> float:
     T._PROGRESS_EVERY = 1
     ts = []
     T.train_family(fam, data, seeds=seeds, steps=steps + 3, batch_size=B, progress=lambda n: ts.append(time.perf_counter()))
-    return statistics.median(b - a for a, b in zip(ts[2:], ts[3:]))
+    return statistics.median(b - a for a, b in zip(ts[2:], ts[3:], strict=False))
 
 
 def cases():
     out = []
     for G in (1, 8):
-        fam = F.MHAMemorization(d=32, n=16, H=4, n_classes=100)
-        out.append((f"MHA d=32 n=16 H=4 (book-size), G={G}", fam, F.mha_data(fam, [600] * G, list(range(G))), G))
-    fam = F.MHAMemorization(d=64, n=32, H=20)
-    out.append(("MHA d=64 n=32 H=20 (paper-size), G=8", fam, F.mha_data(fam, [2000] * 8, list(range(8))), 8))
+        fam = mha_model.MHAMemorization(d=32, n=16, H=4, n_classes=100)
+        out.append((f"MHA d=32 n=16 H=4 (book-size), G={G}", fam, mha_model.mha_data(fam, [600] * G, list(range(G))), G))
+    fam = mha_model.MHAMemorization(d=64, n=32, H=20)
+    out.append(("MHA d=64 n=32 H=20 (paper-size), G=8", fam, mha_model.mha_data(fam, [2000] * 8, list(range(8))), 8))
     for G in (1, 32):
-        fam = F.AoTMemorization(N=50, S=2, d=10, dh=10, H=16, variant="official")
-        out.append((f"AoT N=50 d=dh=10 H=16, G={G}", fam, F.aot_data(fam, 16384, list(range(G))), G))
+        fam = aot_model.AoTMemorization(N=50, S=2, d=10, dh=10, H=16, variant="official")
+        out.append((f"AoT N=50 d=dh=10 H=16, G={G}", fam, aot_model.aot_data(fam, 16384, list(range(G))), G))
     return out
 
 

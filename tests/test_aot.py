@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from lib import aot, family, params, train
-from lib import aot_train as AT
+from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.aot_memorization import train as AT
+from lib.core import params
+from lib.engine import family, train
 
 torch.set_num_threads(1)
 
@@ -98,16 +101,16 @@ def test_padded_family_equals_each_member_alone(variant, compress, members):
         dmax = dhmax = max(dmax, dhmax)
     fam = AT.PaddedAoT(N, S, dmax, dhmax, Hmax, variant, compress=compress)
     seeds = [5 + i for i in range(len(members))]
-    p = family.stack([fam.member_params(d, dh, H, 0, s) for (d, dh, H), s in zip(members, seeds)])
+    p = family.stack([fam.member_params(d, dh, H, 0, s) for (d, dh, H), s in zip(members, seeds, strict=False)])
     qs = torch.tensor([1 / math.sqrt(m[1]) if variant == "official" else 1.0 for m in members])
-    data = family.aot_data(fam, 64, [1] * len(members))
+    data = aot_model.aot_data(fam, 64, [1] * len(members))
     data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
     res = train.train_family(fam, data, seeds=seeds, steps=12, lr=1e-2, batch_size=16, params=p,
                              dtype=torch.float64, return_params=True)
-    for g, ((d, dh, H), s) in enumerate(zip(members, seeds)):
-        own = family.AoTMemorization(N=N, S=S, d=d, dh=dh, H=H, variant=variant,
+    for g, ((d, dh, H), s) in enumerate(zip(members, seeds, strict=False)):
+        own = aot_model.AoTMemorization(N=N, S=S, d=d, dh=dh, H=H, variant=variant,
                                      compress=compress if variant == "official" else None)
-        d1 = family.aot_data(own, 64, [1])
+        d1 = aot_model.aot_data(own, 64, [1])
         r1 = train.train_family(own, d1, seeds=[s], batch_seeds=[s], steps=12, lr=1e-2, batch_size=16,
                                 dtype=torch.float64, return_params=True)[0]
         for k, v in r1["params"]["final"].items():

@@ -1,14 +1,17 @@
-"""lib.attention against direct formulas, for every variant the chapters use."""
+"""lib.core.attention against direct formulas, for every variant the chapters use."""
 import pytest
 import torch
 
-from lib import attention as att
+from lib.core import attention as att
 
 F64 = torch.float64   # explicit everywhere: a global default dtype would leak into other tests
 
 
-def rand(*s, g=torch.Generator().manual_seed(0)):
-    return torch.randn(*s, generator=g, dtype=F64)
+_GEN = torch.Generator().manual_seed(0)   # one stream for the whole module, as before
+
+
+def rand(*s, g=None):
+    return torch.randn(*s, generator=g if g is not None else _GEN, dtype=F64)
 
 
 def direct(Xq, X, WQ, WK, WV, WO, score_map, scale):

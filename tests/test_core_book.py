@@ -8,7 +8,9 @@ import sys
 import nbformat
 import pytest
 
-from lib import book, params
+from lib.book import fingerprint as bk_fp
+from lib.book import pages as bk_pages
+from lib.core import codehash, params
 
 ROOT = params.ROOT
 
@@ -45,19 +47,19 @@ def test_resume_rejects_a_folder_that_is_not_a_run(tmp_path):
     assert r.returncode == 2 and "--resume" in r.stderr
 
 
-@pytest.mark.parametrize("chapter", book.toc_chapters())
+@pytest.mark.parametrize("chapter", bk_pages.toc_chapters())
 def test_book_chapter_is_executed_and_fresh(chapter):
     path = ROOT / "book" / f"{chapter}.ipynb"
     assert path.exists(), f"book/{chapter}.ipynb is missing: run `make baseline CHAPTERS={chapter}`"
-    assert not book.is_stale(chapter), \
+    assert not bk_fp.is_stale(chapter), \
         f"book/{chapter}.ipynb is stale (its source, spec or lib changed): run `make baseline CHAPTERS={chapter}`"
     nb = nbformat.read(path, as_version=4)
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), "every cell executed"
 
 
 def test_generated_pages_are_up_to_date():
-    assert (ROOT / "book" / "results.md").read_text() == book.results_page(), "run `python -m lib results`"
-    assert (ROOT / "book" / "library.md").read_text() == book.library_page(), "run `python -m lib results`"
+    assert (ROOT / "book" / "results.md").read_text() == bk_pages.results_page(), "run `python -m lib results`"
+    assert (ROOT / "book" / "library.md").read_text() == bk_pages.library_page(), "run `python -m lib results`"
 
 
 def test_claims_json_command():
@@ -70,16 +72,16 @@ def test_claims_json_command():
 def test_fingerprint_follows_lib_and_parameters(tmp_path, monkeypatch):
     spec = params.load("notation")
     v = spec.resolve("book")
-    f0 = book.fingerprint("notation", v)
-    assert book.fingerprint("notation", spec.resolve("smoke")) != f0
+    f0 = bk_fp.fingerprint("notation", v)
+    assert bk_fp.fingerprint("notation", spec.resolve("smoke")) != f0
     fake_root = tmp_path / "root"
     shutil.copytree(ROOT / "lib", fake_root / "lib")
     shutil.copytree(ROOT / "notebooks", fake_root / "notebooks")
-    monkeypatch.setattr(book, "ROOT", fake_root)
+    monkeypatch.setattr(codehash, "ROOT", fake_root)
     monkeypatch.setattr(params, "NOTEBOOKS", fake_root / "notebooks")
-    assert book.fingerprint("notation", v) == f0
-    (fake_root / "lib" / "attention.py").write_text((fake_root / "lib" / "attention.py").read_text() + "\n# edit\n")
-    assert book.fingerprint("notation", v) != f0
+    assert bk_fp.fingerprint("notation", v) == f0
+    (fake_root / "lib" / "core" / "attention.py").write_text((fake_root / "lib" / "core" / "attention.py").read_text() + "\n# edit\n")
+    assert bk_fp.fingerprint("notation", v) != f0
 
 
 def test_regression_fails_when_a_checked_number_changes(tmp_path):

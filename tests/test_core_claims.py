@@ -1,7 +1,8 @@
-"""lib.claims: verdicts follow the measurement; failures are recorded, not raised."""
+"""lib.core.claims: verdicts follow the measurement; failures are recorded, not raised."""
 import pytest
 
-from lib.claims import FAILS, HOLDS, NOT_RUN, Claims, to_html
+from lib.core.claims import (EXPERIMENT, FAILS, HOLDS, NOT_DISCRIMINATING, NOT_RUN, SANITY, THEOREM, Claims, Control,
+                             Scale, to_html)
 
 
 def test_verdicts():
@@ -13,7 +14,7 @@ def test_verdicts():
     assert C.bound("d", "s", ours=5, upper=4).verdict == FAILS
     assert C.check("e", "s", paper="p", ours="o", ok=False).verdict == FAILS
     assert C.not_run("f", "s", paper="p", reason="paper preset").verdict == NOT_RUN
-    assert C.counts() == {HOLDS: 2, FAILS: 4, NOT_RUN: 1}
+    assert C.counts() == {HOLDS: 2, FAILS: 4, NOT_RUN: 1, NOT_DISCRIMINATING: 0}
 
 
 def test_duplicate_id_and_non_bool():
@@ -31,7 +32,7 @@ def test_digest_prints_only_stable_values(capsys):
     C.check("trained", "s", paper=0.9, ours=0.912345, ok=True, stable=False)
     C.digest()
     out = capsys.readouterr().out
-    assert "exact: holds | ours = 3" in out and "0.912345" not in out and "trained: holds" in out
+    assert "exact [unclassified]: holds | ours = 3" in out and "0.912345" not in out and "trained [unclassified]: holds" in out
 
 
 def test_html_escapes_and_marks_failures():
@@ -39,3 +40,32 @@ def test_html_escapes_and_marks_failures():
     C.check("a", "<b>", paper=1, ours=2, ok=False)
     html = to_html(C.records())
     assert "&lt;b&gt;" in html and "does not hold" in html
+
+
+def test_a_control_that_passes_makes_the_claim_not_discriminating():
+    C = Claims("x")
+    # close/bound judge a control value by the claim's own tolerance
+    assert C.close("a", "s", paper=1.0, ours=1.0, rtol=0.1, kind=THEOREM, control=("rival", 2.0)).verdict == HOLDS
+    assert C.close("b", "s", paper=1.0, ours=1.0, rtol=0.1, kind=THEOREM, control=("rival", 1.05)).verdict \
+        == NOT_DISCRIMINATING
+    assert C.bound("c", "s", ours=3, lower=2, kind=EXPERIMENT, control=("T+1", 1)).verdict == HOLDS
+    assert C.bound("d", "s", ours=3, lower=2, kind=EXPERIMENT, control=("T+1", 2.5)).verdict == NOT_DISCRIMINATING
+    # a failing claim fails whatever its control did
+    assert C.check("e", "s", paper=1, ours=0, ok=False, kind=THEOREM, control=("alt", True)).verdict == FAILS
+    rec = C.check("f", "s", paper=1, ours=1, ok=True, kind=THEOREM, control=Control("alt", False, "0"))
+    assert rec.verdict == HOLDS and rec.control == {"description": "alt", "passed": False, "value": "0"}
+    assert C.missing_controls() == []
+    C.check("g", "s", paper=1, ours=1, ok=True, kind=THEOREM)
+    C.sanity("h", "s", paper=1, ours=1, ok=True)
+    assert C.missing_controls() == ["g"] and C.claims["h"].kind == SANITY
+    with pytest.raises(ValueError, match="kind"):
+        C.check("i", "s", paper=1, ours=1, ok=True, kind="lemma")
+
+
+def test_below_its_scale_an_experiment_is_not_run_not_failed():
+    C = Claims("x")
+    small = Scale(ours="N = 20, 1 seed", paper="N = 50, 20 seeds", enough=False, why="needs 4 seeds")
+    c = C.bound("a", "s", ours=0.1, lower=0.9, kind=EXPERIMENT, scale=small, control=("alt", 0.0))
+    assert c.verdict == NOT_RUN and "needs 4 seeds" in c.criterion
+    html = to_html(C.records())
+    assert "data-kind='experiment'" in html and "N = 50, 20 seeds" in html

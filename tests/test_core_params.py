@@ -5,8 +5,8 @@ import sys
 import nbformat
 import pytest
 
-from lib import params
-from lib.params import ParameterError
+from lib.core import params
+from lib.core.params import ParameterError
 
 CHAPTERS = params.chapters()
 

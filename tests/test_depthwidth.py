@@ -1,13 +1,16 @@
-"""Unit tests of the depth-width chapter's library (lib.seprank, lib.depthwidth, lib.lm)."""
+"""Unit tests of the depth-width chapter's library (lib.chapters.depth_width.seprank, lib.depthwidth, lib.chapters.depth_width.lm)."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from lib import depthwidth as dw
-from lib import lm
-from lib import seprank as sr
+from lib.chapters.depth_width import bounds as dw_bounds
+from lib.chapters.depth_width import checks as dw_checks
+from lib.chapters.depth_width import fit as dw_fit
+from lib.chapters.depth_width import lm
+from lib.chapters.depth_width import network as dw_net
+from lib.chapters.depth_width import seprank as sr
 
 P = sr.PRIME
 
@@ -41,9 +44,9 @@ def test_eval_block_matches_direct_evaluation(d, L, H, res):
 def test_float_network_lib_equals_sform():
     g = gen(3)
     for d, L, H, res in [(4, 2, 2, False), (3, 3, 1, True)]:
-        Wp = dw.paper_weights(d, L, H, g)
+        Wp = dw_net.paper_weights(d, L, H, g)
         X = torch.randn(3, 4, d, generator=g, dtype=torch.float64)
-        a, b = dw.network_lib(Wp, X, res), dw.network_sform(Wp, X, res)
+        a, b = dw_net.network_lib(Wp, X, res), dw_net.network_sform(Wp, X, res)
         assert float((a - b).abs().max() / a.abs().max()) < 1e-12
 
 
@@ -75,50 +78,50 @@ def test_residual_rank_matches_plain():
 
 
 def test_prop1_all_partitions_equal():
-    out = dw.prop1_check(dw.Case(2, 2, 1, 4))
+    out = dw_checks.prop1_check(dw_checks.Case(2, 2, 1, 4))
     assert out["equal"] and out["converged"] and out["ranks"] == [18, 18, 18]
 
 
 def test_hadamard_power_rank():
     for d, lam in [(2, 3), (3, 3), (3, 9)]:
         rank, n = sr.hadamard_power_rank(d, lam)
-        assert rank == n == dw.multiset(d, lam)
+        assert rank == n == dw_bounds.multiset(d, lam)
 
 
 def test_bounds_and_closed_forms():
-    assert dw.C(1) == 1 and dw.C(2) == 4 and dw.C(3) == 13
-    assert dw.thm3_upper(8, 2, 1) == 9 ** 4
-    assert dw.ours_closed_form(4, 2, 1, 2) == math.comb(8, 4)
-    assert dw.ours_closed_form(6, 2, 1, 4) == 385
-    assert dw.gridtensor_lower(5, 3, 1) == dw.multiset(2, 3)
-    assert dw.gridtensor_lower(4, 2, 1) is None
-    assert dw.regime(10, 2) == "thm1" and dw.regime(8, 2) == "thm2" and dw.regime(3, 1) == "boundary"
-    assert abs(dw.log3_sep_n2(4, 3) - math.log(math.comb(17, 13), 3)) < 1e-9
-    assert abs(dw.log3_sep_n2(4, 30) - math.log(math.comb(4 + dw.C(30), 4), 3)) < 1e-6
+    assert dw_bounds.C(1) == 1 and dw_bounds.C(2) == 4 and dw_bounds.C(3) == 13
+    assert dw_bounds.thm3_upper(8, 2, 1) == 9 ** 4
+    assert dw_bounds.ours_closed_form(4, 2, 1, 2) == math.comb(8, 4)
+    assert dw_bounds.ours_closed_form(6, 2, 1, 4) == 385
+    assert dw_bounds.gridtensor_lower(5, 3, 1) == dw_bounds.multiset(2, 3)
+    assert dw_bounds.gridtensor_lower(4, 2, 1) is None
+    assert dw_bounds.regime(10, 2) == "thm1" and dw_bounds.regime(8, 2) == "thm2" and dw_bounds.regime(3, 1) == "boundary"
+    assert abs(dw_bounds.log3_sep_n2(4, 3) - math.log(math.comb(17, 13), 3)) < 1e-9
+    assert abs(dw_bounds.log3_sep_n2(4, 30) - math.log(math.comb(4 + dw_bounds.C(30), 4), 3)) < 1e-6
 
 
 def test_parse_cases():
-    cs = dw.parse_cases(["L:2 N:4 H:2 dx:3..6 res"])
+    cs = dw_checks.parse_cases(["L:2 N:4 H:2 dx:3..6 res"])
     assert [c.d_x for c in cs] == [4, 6] and all(c.residual and c.N == 4 for c in cs)
     with pytest.raises(ValueError, match="rank_cases"):
-        dw.parse_cases(["L=2 N=3 H=1 dx=2"])
+        dw_checks.parse_cases(["L=2 N=3 H=1 dx=2"])
     with pytest.raises(ValueError, match="rank_cases"):
-        dw.parse_cases(["depth 2"])
+        dw_checks.parse_cases(["depth 2"])
 
 
 def test_fit_reproduces_eq11():
-    f = dw.table4_fit()
+    f = dw_fit.table4_fit()
     assert abs(f.a - 5.039) < 1e-3 and abs(f.b - 0.0555) < 1e-4
     assert abs(f.cov[0, 1] + 3.74e-5) < 2e-7
     assert abs(f.chi2_red - 0.854) < 2e-3 and abs(f.R2 - 0.998) < 1e-3
 
 
 def test_table1_and_projection():
-    a, b = dw.PAPER_FIT["a"], dw.PAPER_FIT["b"]
-    rows = dw.table1_rows(a, b)
+    a, b = dw_fit.PAPER_FIT["a"], dw_fit.PAPER_FIT["b"]
+    rows = dw_fit.table1_rows(a, b)
     assert all(abs(r["L_star"] - r["L_paper"]) < 1 for r in rows)
-    assert abs(float(dw.n_transition(96, a, b)) / 1.17e12 - 1) < 0.01
-    assert round(dw.optimal_depth(1e12, a, b)) == 95
+    assert abs(float(dw_fit.n_transition(96, a, b)) / 1.17e12 - 1) < 0.01
+    assert round(dw_fit.optimal_depth(1e12, a, b)) == 95
 
 
 def test_lm_model_size_and_forward():
@@ -136,8 +139,8 @@ def test_lm_model_size_and_forward():
 
 
 def test_gram_monomials_span_more_than_power_vectors_with_two_vectors():
-    assert dw.gram_monomial_rank(2, 4, 1) == (9, 9, 15)
-    assert dw.gram_monomial_rank(2, 4, 2) == (15, 9, 15)
+    assert dw_checks.gram_monomial_rank(2, 4, 1) == (9, 9, 15)
+    assert dw_checks.gram_monomial_rank(2, 4, 2) == (15, 9, 15)
 
 
 def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
@@ -146,12 +149,12 @@ def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
     X = sr.rand_modp(g, (4, 3, 4))
     ones = torch.ones(4, 4, dtype=torch.float64)
     assert torch.equal(sr.raw_network_modp(W, X, mask=ones), sr.raw_network_modp(W, X))
-    out = dw.local_contrast(dw.Case(2, 2, 1, 4), K=64)
+    out = dw_checks.local_contrast(dw_checks.Case(2, 2, 1, 4), K=64)
     assert out["converged"] and len(set(out["ranks"])) > 1 and out["full_mask_rank"] == 18
 
 
 def test_parse_cases_accepts_equals_too():
-    assert dw.parse_cases(["L=2 N=2 H=1 dx=1..3"]) == dw.parse_cases(["L:2 N:2 H:1 dx:1..3"])
+    assert dw_checks.parse_cases(["L=2 N=2 H=1 dx=1..3"]) == dw_checks.parse_cases(["L:2 N:2 H:1 dx:1..3"])
 
 
 def test_lm_grid_runs_on_the_sweep_engine_and_resumes(tmp_path, monkeypatch):

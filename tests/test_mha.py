@@ -1,12 +1,13 @@
-"""Unit tests of lib.mha, lib.mha_gd and lib.mha_vit (the mha-memorization chapter). Small and fast."""
+"""Unit tests of lib.chapters.mha_memorization.construction, lib.chapters.mha_memorization.gd and lib.chapters.mha_memorization.vit (the mha-memorization chapter). Small and fast."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from lib import attention as att
-from lib import mha, mha_gd, mha_vit
+from lib.chapters.mha_memorization import construction as mha
+from lib.chapters.mha_memorization import gd as mha_gd
+from lib.chapters.mha_memorization import vit as mha_vit
 
 
 @pytest.fixture(autouse=True)
@@ -110,10 +111,11 @@ def test_prop3_reduction_and_jacobian_rank():
 
 
 def test_query_attention_reproduces_engine_logits():
-    """θ from lib.attention on the trained parameters, combined with the values, gives the engine's logits."""
-    from lib import family
-    fam = family.MHAMemorization(d=8, n=5, H=3, dh=4)
-    data = family.mha_data(fam, [12], [0], dtype=torch.float64)
+    """θ from lib.core.attention on the trained parameters, combined with the values, gives the engine's logits."""
+    from lib.chapters.mha_memorization import model as mha_model
+    from lib.engine import family
+    fam = mha_model.MHAMemorization(d=8, n=5, H=3, dh=4)
+    data = mha_model.mha_data(fam, [12], [0], dtype=torch.float64)
     p = {k: v[0] for k, v in fam.init([0], dtype=torch.float64).items()}
     th = torch.as_tensor(mha_gd.query_attention(fam, p, data))                 # [T, H, n]
     pe = family.sinusoidal_pe(6, 8)

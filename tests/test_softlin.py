@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from lib import softlin as SL
-from lib.params import ParameterError, load
+from lib.chapters.softmax_vs_linear import constructions as sl_cons
+from lib.chapters.softmax_vs_linear import montecarlo as sl_mc
+from lib.chapters.softmax_vs_linear import needle as sl_needle
+from lib.chapters.softmax_vs_linear import theory as sl_theory
+from lib.core.params import ParameterError, load
 
 
 @pytest.fixture(autouse=True)
@@ -18,105 +21,105 @@ def test_attend_matches_paper_four_step_both_maps():
     rng = np.random.default_rng(0)
     A1, A2, X = rng.random((6, 3)), rng.random((6, 3)), rng.random((3, 3))
     for kind in ("softmax", "linear"):
-        c, f = SL.attend(torch.tensor(A1), torch.tensor(A2), torch.tensor(X), kind)
-        assert np.abs(c.numpy() - SL.paper_four_step(A1, A2, X, kind)).max() < 1e-12
+        c, f = sl_cons.attend(torch.tensor(A1), torch.tensor(A2), torch.tensor(X), kind)
+        assert np.abs(c.numpy() - sl_cons.paper_four_step(A1, A2, X, kind)).max() < 1e-12
         assert torch.allclose(f.sum(-1), torch.ones(6, dtype=torch.float64))
 
 
 def test_paper_four_step_detects_a_wrong_map():
     rng = np.random.default_rng(1)
     A1, A2, X = rng.random((5, 3)), rng.random((5, 3)), rng.random((3, 3))
-    assert np.abs(SL.paper_four_step(A1, A2, X, "softmax") - SL.paper_four_step(A1, A2, X, "linear")).max() > 1e-6
+    assert np.abs(sl_cons.paper_four_step(A1, A2, X, "softmax") - sl_cons.paper_four_step(A1, A2, X, "linear")).max() > 1e-6
 
 
 @pytest.mark.parametrize("construction,k", [("toy", 1), ("self-D", 4), ("cross", 4)])
 def test_closed_forms_hold(construction, k):
-    err = SL.closed_form_errors(construction, 48, k, math.log(48) + 3)
+    err = sl_theory.closed_form_errors(construction, 48, k, math.log(48) + 3)
     assert len(err) >= 5
     assert max(err.values()) < 1e-12
 
 
 def test_fire_prob_exact_values():
     # cross needle row: two large coordinates; self needle row: three
-    w = SL.window("cross", 60, 5, math.log(60) + 3)
+    w = sl_theory.window("cross", 60, 5, math.log(60) + 3)
     assert w.p1(1.5) == 0.25 and w.tau_lo < 1.5 < w.tau_hi
-    w = SL.window("self-D", 60, 5, math.log(60) + 3)
+    w = sl_theory.window("self-D", 60, 5, math.log(60) + 3)
     assert w.p1(2.5) == 0.125 and w.tau_lo < 2.5 < w.tau_hi
     assert w.p1(w.tau_top + 1e-9) == 0.0
     # brute force over all 2^d sign vectors of a small row
     c = np.array([0.9, 0.3, 0.3, 0.05, 0.7])
     signs = np.array(np.meshgrid(*[[-1, 1]] * 5)).reshape(5, -1).T
-    assert SL.fire_prob(c, 0.8) == pytest.approx(float(np.mean(signs @ c > 0.8)), abs=1e-15)
+    assert sl_theory.fire_prob(c, 0.8) == pytest.approx(float(np.mean(signs @ c > 0.8)), abs=1e-15)
 
 
 def test_toy_theory_matches_brute_force_small_n():
     n, m, tau, b = 6, 3, 0.2, math.log(6) + 2
-    p, q = SL.pq(n, b)
+    p, q = sl_theory.pq(n, b)
     signs = np.array(np.meshgrid(*[[-1, 1]] * n)).reshape(n, -1).T          # all neurons, j = 0
     ok = ((signs.sum(1) / n <= tau) & ((signs.sum(1) + signs[:, 0]) / (n + 1) <= tau))
     fires = p * signs[:, 0] + q * signs[:, 1:].sum(1) > tau
     want = ok.mean() ** m - (ok & ~fires).mean() ** m
-    assert SL.toy_theory(n, b, m, tau) == pytest.approx(want, abs=1e-12)
-    assert SL.toy_hoeffding(n, b, m, tau) <= want + 1e-12
+    assert sl_theory.toy_theory(n, b, m, tau) == pytest.approx(want, abs=1e-12)
+    assert sl_theory.toy_hoeffding(n, b, m, tau) <= want + 1e-12
 
 
 def test_monte_carlo_inside_window_and_linear_silent():
     n, k = 60, 5
-    c = SL.mc_pairs("cross", n, k, math.log(n) + 3, 12, 1.5, 60, seed=3)
+    c = sl_mc.mc_pairs("cross", n, k, math.log(n) + 3, 12, 1.5, 60, seed=3)
     assert c.exp0 == c.lin0 == c.lin1 == 0
-    assert SL.binom_ok(c.E, 60, SL.p_success(0.25, 12))
-    c = SL.mc_pairs("self-E", n, k, math.log(n) + 3, 20, 2.5, 40, seed=4)
+    assert sl_mc.binom_ok(c.E, 60, sl_theory.p_success(0.25, 12))
+    c = sl_mc.mc_pairs("self-E", n, k, math.log(n) + 3, 20, 2.5, 40, seed=4)
     assert c.exp0 == c.lin0 == c.lin1 == 0 and c.E == c.exp1
 
 
 def test_monte_carlo_zero_when_needle_cannot_reach_tau():
-    c = SL.mc_pairs("self-D", 60, 5, 1.0, 40, 2.5, 30, seed=5)
+    c = sl_mc.mc_pairs("self-D", 60, 5, 1.0, 40, 2.5, 30, seed=5)
     assert c.E == 0 and c.exp1 == 0
 
 
 def test_linear_with_small_eps_separates_cross():
     n, k = 60, 5
-    inv = 2 * SL.inv_eps_star(n, k, 1.5)
+    inv = 2 * sl_theory.inv_eps_star(n, k, 1.5)
     X = torch.diag(torch.tensor([1.0] + [1.0 / inv] * k, dtype=torch.float64))
-    c = SL.mc_pairs("cross", n, k, 0.0, 16, 1.5, 40, seed=6, X=X, kinds=("linear", "linear"))
-    assert SL.binom_ok(c.sep, 40, SL.p_success(0.25, 16))
+    c = sl_mc.mc_pairs("cross", n, k, 0.0, 16, 1.5, 40, seed=6, X=X, kinds=("linear", "linear"))
+    assert sl_mc.binom_ok(c.sep, 40, sl_theory.p_success(0.25, 16))
     X1 = torch.eye(k + 1, dtype=torch.float64)
-    assert SL.mc_pairs("cross", n, k, 0.0, 16, 1.5, 40, seed=6, X=X1, kinds=("linear", "linear")).sep == 0
+    assert sl_mc.mc_pairs("cross", n, k, 0.0, 16, 1.5, 40, seed=6, X=X1, kinds=("linear", "linear")).sep == 0
 
 
 def test_dynamic_range_closed_forms_match_bisection():
     for n in (30, 120):
-        b = SL.min_scale(n, 6, "softmax", 1.5, 0.0, 40.0, log=False)
-        e = SL.min_scale(n, 6, "linear", 1.5, 1.0, 1e9, log=True)
-        assert b == pytest.approx(SL.b_star(n, 6, 1.5), abs=1e-8)
-        assert e == pytest.approx(SL.inv_eps_star(n, 6, 1.5), rel=1e-8)
+        b = sl_needle.min_scale(n, 6, "softmax", 1.5, 0.0, 40.0, log=False)
+        e = sl_needle.min_scale(n, 6, "linear", 1.5, 1.0, 1e9, log=True)
+        assert b == pytest.approx(sl_theory.b_star(n, 6, 1.5), abs=1e-8)
+        assert e == pytest.approx(sl_theory.inv_eps_star(n, 6, 1.5), rel=1e-8)
 
 
 def test_margins_scale():
-    m1 = SL.margins("cross", 48, 6, math.log(48) + 3)
-    m2 = SL.margins("cross", 192, 6, math.log(192) + 3)
+    m1 = sl_theory.margins("cross", 48, 6, math.log(48) + 3)
+    m2 = sl_theory.margins("cross", 192, 6, math.log(192) + 3)
     assert m1["softmax"] > 2 and m2["softmax"] > 2
     assert m2["linear"] == pytest.approx(m1["linear"] / 4, rel=0.05)
 
 
 def test_needle_batch_labels():
     gen = torch.Generator().manual_seed(0)
-    x, y = SL.needle_batch(2, 50, 10, 5, 0.0, gen)
+    x, y = sl_needle.needle_batch(2, 50, 10, 5, 0.0, gen)
     has_needle = (x[..., 0] > 0.5).any(-1).float()
     assert torch.equal(has_needle, y)
     assert torch.all((x[..., 0] > 0.5).sum(-1) <= 1)
 
 
 def test_train_needle_runs_and_reports():
-    out = SL.train_needle("softmax", 4, seeds=2, steps=5, batch=8, lr=0.05, test=20)
+    out = sl_needle.train_needle("softmax", 4, seeds=2, steps=5, batch=8, lr=0.05, test=20)
     assert out["acc"].shape == (2,) and out["finite"].all()
 
 
 def test_params_spec_and_divisibility_check():
     spec = load("softmax-vs-linear")
     for preset in ("smoke", "book", "paper"):
-        SL.check_params(spec.resolve(preset))
+        sl_theory.check_params(spec.resolve(preset))
     with pytest.raises(ParameterError, match="self_k"):
-        SL.check_params(spec.resolve("smoke", {"self_k": [7]}))
+        sl_theory.check_params(spec.resolve("smoke", {"self_k": [7]}))
     with pytest.raises(ParameterError, match="self_k0"):
         spec.resolve("book", {"self_k0": 7})

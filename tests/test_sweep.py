@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from lib import family, sweep, train
+from lib.chapters.mha_memorization import model as mha_model
+from lib.engine import sweep, train
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -25,8 +26,8 @@ ROOT = HERE.parent
 def train_points(points, report, steps=60, sleep=0.0):
     """A real (tiny) MHA family per unit; points share H, differ in T and seed."""
     torch.set_num_threads(1)
-    fam = family.MHAMemorization(d=8, n=4, H=points[0]["H"], n_classes=5)
-    data = family.mha_data(fam, [p["T"] for p in points], [p["data_seed"] for p in points])
+    fam = mha_model.MHAMemorization(d=8, n=4, H=points[0]["H"], n_classes=5)
+    data = mha_model.mha_data(fam, [p["T"] for p in points], [p["data_seed"] for p in points])
     def done(g, r):
         time.sleep(sleep)
         report(points[g], r)
@@ -104,7 +105,7 @@ def test_process_and_submitit_equal_inline(tmp_path):
     for ex in ("process", "submitit"):
         rows = sweep.run(train_points, POINTS, name=ex, group_by=["H"], run_dir=tmp_path / ex, executor=ex,
                          workers=2, cluster="local", quiet=True)
-        for a, b in zip(rows, ref):
+        for a, b in zip(rows, ref, strict=False):
             assert a["steps"] == b["steps"] and a["best_loss"] == pytest.approx(b["best_loss"], rel=1e-5), ex
 
 
@@ -112,7 +113,7 @@ _DRIVER = """
 import sys
 sys.path.insert(0, {here!r})
 import test_sweep
-from lib import sweep
+from lib.engine import sweep
 if __name__ == "__main__":
     pts = sweep.grid(H=[1, 2, 3], T=[10, 20, 30], seed=[0, 1], data_seed=3)
     sweep.run(test_sweep.train_points, pts, name="k", group_by=["H"], run_dir={out!r}, executor={ex!r},
@@ -152,7 +153,7 @@ def test_kill_midway_and_resume(tmp_path, ex):
     assert all(after[k] == v for k, v in partial.items())                        # finished points kept as they were
     ref = sweep.run(test_sweep.train_points, pts, name="k", group_by=["H"], run_dir=tmp_path / "ref",
                     executor="inline", quiet=True)
-    for a, b in zip(rows, ref):
+    for a, b in zip(rows, ref, strict=False):
         assert a["steps"] == b["steps"] and a["best_loss"] == pytest.approx(b["best_loss"], rel=1e-5)
 
 

@@ -1,6 +1,6 @@
 """The batched families and trainer compute what one model at a time computes.
 
-* each family's fast path equals the same math written with lib.attention, and equals a plain
+* each family's fast path equals the same math written with lib.core.attention, and equals a plain
   one-model nn.Module of the official code's math (float64, to rounding);
 * a family of G models trained together ends with the same weights as each model trained alone
   (same seeds: init, batch order), with different data sizes, step counts, learning rates, early
@@ -14,8 +14,10 @@ import math
 import pytest
 import torch
 
-from lib import family as F
-from lib import train as T
+from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.mha_memorization import model as mha_model
+from lib.engine import kernels
+from lib.engine import train as T
 
 torch.set_num_threads(1)
 f64 = torch.float64
@@ -27,15 +29,15 @@ def _maxdiff(a: dict, b: dict) -> float:
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_mha_fast_equals_reference_and_official(shared):
-    fam = F.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10, shared=shared)
-    data = F.mha_data(fam, [50, 80], [0, 1], dtype=f64)
+    fam = mha_model.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10, shared=shared)
+    data = mha_model.mha_data(fam, [50, 80], [0, 1], dtype=f64)
     p = fam.init([3, 4], dtype=f64)
     b = data.batch(torch.randint(0, 50, (2, 7), generator=torch.Generator().manual_seed(0)))
     z = fam.logits(p, b)
-    ref = F.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10, shared=shared, impl="reference")
+    ref = mha_model.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10, shared=shared, impl="reference")
     assert (z - ref.logits(p, b)).abs().max().item() < 1e-12
     for g in range(2):
-        m = F.OfficialMHA(fam, {k: v[g] for k, v in p.items()})
+        m = mha_model.OfficialMHA(fam, {k: v[g] for k, v in p.items()})
         E = b["E"][g] if not shared else b["E"][g].expand(7, -1, -1)
         X = torch.cat([b["x"][g][:, None], E], 1)
         assert (m(X) - z[g]).abs().max().item() < 1e-12
@@ -44,18 +46,18 @@ def test_mha_fast_equals_reference_and_official(shared):
 @pytest.mark.parametrize("variant,d,dh,S", [("paper", 6, 4, 2), ("paper", 5, 5, 2), ("official", 6, 6, 2),
                                            ("official", 6, 4, 2), ("paper", 6, 4, 3), ("official", 6, 4, 3)])
 def test_aot_fast_equals_reference_and_official(variant, d, dh, S):
-    fam = F.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant)
-    data = F.aot_data(fam, 100, [0, 1])
+    fam = aot_model.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant)
+    data = aot_model.aot_data(fam, 100, [0, 1])
     p = fam.init([3, 4], dtype=f64)
     b = data.batch(torch.randint(0, 100, (2, 9), generator=torch.Generator().manual_seed(0)))
     z = fam.logits(p, b)
-    ref = F.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant, impl="reference")
+    ref = aot_model.AoTMemorization(N=7, S=S, d=d, dh=dh, H=3, variant=variant, impl="reference")
     assert (z - ref.logits(p, b)).abs().max().item() < 1e-12
     for g in range(2):
-        m = F.OfficialAoT(fam, {k: v[g] for k, v in p.items()})
+        m = aot_model.OfficialAoT(fam, {k: v[g] for k, v in p.items()})
         assert (m(b["t"][g]) - z[g]).abs().max().item() < 1e-12
     # the full table: N^S sequences, targets from each model's own table
-    tab = F.aot_table(fam, data)
+    tab = aot_model.aot_table(fam, data)
     assert tab.examples["t"].shape == (2, 7 ** S, S)
     assert torch.equal(tab.examples["y"], data.shared["table"])
 
@@ -65,28 +67,28 @@ def test_softmax_dot_gradient():
     S = (3 * torch.randn(2, 5, 3, 4, generator=g, dtype=f64)).requires_grad_(True)
     V = torch.randn(2, 1, 3, 4, generator=g, dtype=f64).requires_grad_(True)
     w = torch.randn(2, 5, 3, generator=g, dtype=f64)
-    a = torch.autograd.grad((F.softmax_dot(S, V) * w).sum(), (S, V))
+    a = torch.autograd.grad((kernels.softmax_dot(S, V) * w).sum(), (S, V))
     b = torch.autograd.grad(((torch.softmax(S, -1) * V).sum(-1) * w).sum(), (S, V))
-    assert max((x - y).abs().max().item() for x, y in zip(a, b)) < 1e-13
-    assert torch.autograd.gradcheck(F.softmax_dot, (S, V))
+    assert max((x - y).abs().max().item() for x, y in zip(a, b, strict=False)) < 1e-13
+    assert torch.autograd.gradcheck(kernels.softmax_dot, (S, V))
 
 
 @pytest.mark.parametrize("vshape", [(7, 1, 3, 4), (7, 5, 3, 4), (1, 5, 3, 4)])
 def test_softmax_dot_in_cache_blocks(monkeypatch, vshape):
     """Blocked over the model axis (here 3 blocks of at most 3 models), the same values and gradients."""
-    monkeypatch.setattr(F, "_CHUNK_ELEMS", 150)
+    monkeypatch.setattr(kernels, "_CHUNK_ELEMS", 150)
     g = torch.Generator().manual_seed(2)
     S = (3 * torch.randn(7, 5, 3, 4, generator=g, dtype=f64)).requires_grad_(True)
     V = torch.randn(*vshape, generator=g, dtype=f64).requires_grad_(True)
     w = torch.randn(7, 5, 3, generator=g, dtype=f64)
-    a = torch.autograd.grad((F.softmax_dot(S, V) * w).sum(), (S, V))
+    a = torch.autograd.grad((kernels.softmax_dot(S, V) * w).sum(), (S, V))
     b = torch.autograd.grad(((torch.softmax(S, -1) * V).sum(-1) * w).sum(), (S, V))
-    assert max((x - y).abs().max().item() for x, y in zip(a, b)) < 1e-13
-    assert F._chunks(7, 60) == [slice(0, 2), slice(2, 4), slice(4, 6), slice(6, 7)]
+    assert max((x - y).abs().max().item() for x, y in zip(a, b, strict=False)) < 1e-13
+    assert kernels._chunks(7, 60) == [slice(0, 2), slice(2, 4), slice(4, 6), slice(6, 7)]
 
 
 def test_init_depends_on_seed_only():
-    fam = F.MHAMemorization(d=8, n=4, H=2, n_classes=5)
+    fam = mha_model.MHAMemorization(d=8, n=4, H=2, n_classes=5)
     a = fam.init([5, 6, 7], dtype=f64)
     b = fam.init([7], dtype=f64)
     assert _maxdiff({k: v[2] for k, v in a.items()}, {k: v[0] for k, v in b.items()}) == 0
@@ -112,9 +114,9 @@ def _family_vs_single(fam, data, seeds, dtype, **kw):
 
 @pytest.mark.parametrize("dtype,tol", [(f64, 1e-10), (torch.float32, 1e-4)])
 def test_batched_equals_one_at_a_time_mha(dtype, tol):
-    fam = F.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10)
+    fam = mha_model.MHAMemorization(d=16, n=6, H=3, dh=8, n_classes=10)
     sizes, seeds = [12, 60, 80, 100], [0, 1, 2, 3]
-    data = F.mha_data(fam, sizes, [7, 7, 8, 8], dtype=dtype)
+    data = mha_model.mha_data(fam, sizes, [7, 7, 8, 8], dtype=dtype)
     R, diff = _family_vs_single(fam, data, seeds, dtype, steps=[200, 300, 300, 250], lr=[3e-2, 1e-2, 1e-2, 2e-2],
                                 schedule="warmup_cosine", batch_size=16, early_stop_acc=1.0, eval_every=25,
                                 keep_best=True, running_window=20)
@@ -128,12 +130,12 @@ def test_batched_equals_one_at_a_time_mha(dtype, tol):
 
 @pytest.mark.parametrize("variant", ["paper", "official"])
 def test_batched_equals_one_at_a_time_aot(variant):
-    fam = F.AoTMemorization(N=8, S=2, d=4, dh=4, H=3, variant=variant)
+    fam = aot_model.AoTMemorization(N=8, S=2, d=4, dh=4, H=3, variant=variant)
     seeds = [11, 12, 13]
-    data = F.aot_data(fam, [256, 256, 128], seeds)
+    data = aot_model.aot_data(fam, [256, 256, 128], seeds)
     R, diff = _family_vs_single(fam, data, seeds, f64, steps=120, lr=1e-2, lr_end=5e-4, schedule="linear",
                                 per_epoch=[8, 8, 4], batch_size=32, running_window=30,
-                                eval_data=F.aot_table(fam, data))
+                                eval_data=aot_model.aot_table(fam, data))
     assert diff < 1e-10
     assert all(0 <= r["eval_acc"] <= 1 for r in R)
 
@@ -141,12 +143,12 @@ def test_batched_equals_one_at_a_time_aot(variant):
 def test_engine_equals_torch_adam_and_schedulers():
     """The trainer (batched Adam, closed-form warmup+cosine) vs the official recipe written with
     torch.optim.Adam + SequentialLR(LinearLR, CosineAnnealingLR) on the official-math module."""
-    fam = F.MHAMemorization(d=16, n=6, H=2, dh=16, n_classes=10)
+    fam = mha_model.MHAMemorization(d=16, n=6, H=2, dh=16, n_classes=10)
     T_, seed, steps, B = 40, 5, 60, 8
-    data = F.mha_data(fam, [T_], [seed], dtype=f64)
+    data = mha_model.mha_data(fam, [T_], [seed], dtype=f64)
     r = T.train_family(fam, data, seeds=[seed], steps=steps, lr=1e-2, schedule="warmup_cosine", batch_size=B,
                        dtype=f64, return_params=True)[0]
-    m = F.OfficialMHA(fam, fam.init_one(seed))
+    m = mha_model.OfficialMHA(fam, fam.init_one(seed))
     opt = torch.optim.Adam(m.parameters(), lr=1e-2)
     w = steps // 20
     sch = torch.optim.lr_scheduler.SequentialLR(opt, [
@@ -178,12 +180,12 @@ def test_lr_factors_match_torch_linear_per_epoch():
         if (k + 1) % per_epoch == 0:
             opt.step()
             sch.step()
-    assert max(abs(a - b) for a, b in zip(lr, ref)) < 1e-12
+    assert max(abs(a - b) for a, b in zip(lr, ref, strict=False)) < 1e-12
 
 
 def test_zero_steps_and_validation():
-    fam = F.MHAMemorization(d=8, n=4, H=1, n_classes=5)
-    data = F.mha_data(fam, [10, 10], [0, 1])
+    fam = mha_model.MHAMemorization(d=8, n=4, H=1, n_classes=5)
+    data = mha_model.mha_data(fam, [10, 10], [0, 1])
     R = T.train_family(fam, data, seeds=[0, 1], steps=[0, 5], batch_size=4)
     assert [r["steps"] for r in R] == [0, 5]
     with pytest.raises(ValueError, match="steps"):
@@ -201,7 +203,7 @@ def test_adam_step_equals_torch_adam_per_model(monkeypatch, fused):
     W = torch.randn(G, 5, 3, dtype=f64)
     b = torch.randn(G, 3, dtype=f64)
     refs = [[torch.nn.Parameter(W[g].clone()), torch.nn.Parameter(b[g].clone())] for g in range(G)]
-    opts = [torch.optim.Adam(r, lr=lr) for r, lr in zip(refs, lrs)]
+    opts = [torch.optim.Adam(r, lr=lr) for r, lr in zip(refs, lrs, strict=False)]
     P, M, V = [W.clone(), b.clone()], [torch.zeros_like(W), torch.zeros_like(b)], [torch.zeros_like(W), torch.zeros_like(b)]
     for t in range(1, 6):
         gW = torch.randn(G, 3, 5, dtype=f64).transpose(1, 2)          # not contiguous

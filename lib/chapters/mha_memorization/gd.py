@@ -1,10 +1,10 @@
 """Sec. 5.2 / Appendices A, H, I.1 of Mahdavi et al.: memorization by gradient descent, on the book's
-sweep engine (:mod:`lib.family`, :mod:`lib.train`, :mod:`lib.sweep`).
+sweep engine (:mod:`lib.family`, :mod:`lib.engine.train`, :mod:`lib.engine.sweep`).
 
-The trained model is the official code's (``lib.family.MHAMemorization``): a learned input embedding
+The trained model is the official code's (``lib.chapters.mha_memorization.model.MHAMemorization``): a learned input embedding
 with bias plus sinusoidal position encodings, H heads with value dimension 1 and logits scaled by
 ``1/sqrt(d)``, the query masked out of the keys, ``W_O ∈ R^{H×d}`` and a decoder with bias to 100
-classes (or 1 output for regression). Training (``lib.train.train_family``): Adam, 5% linear warm-up
+classes (or 1 output for regression). Training (``lib.engine.train.train_family``): Adam, 5% linear warm-up
 from 0.01x then cosine decay; every ``eval_every`` steps the training accuracy is evaluated, a model
 stops at 100%, and the reported accuracy is that of its lowest-loss evaluation (the official code
 reloads the best-loss checkpoint).
@@ -13,30 +13,28 @@ A sweep point is ``dict(kind, H, n, dh, T, seed)``; the data of a point are draw
 ``RandomState(seed)`` in the official order (context, queries, labels), so the points of one seed
 share their data across H, as in the official code. Points that share an architecture (and, in
 full-batch mode, a dataset size) train together as one batched family; finished points are stored
-at once and a rerun in the same run folder resumes (:func:`lib.sweep.run`).
+at once and a rerun in the same run folder resumes (:func:`lib.engine.sweep.run`).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import torch
 
-from lib import attention as att
-from lib import family, sweep, train
+from lib.chapters.mha_memorization import model as mha_model
+from lib.core import attention as att
+from lib.engine import family, sweep, train
 
 SWEEPS = ("heads", "context", "dh", "regression", "regression_n", "nonshared", "nonshared_n", "saturation")
 
 
-def _fam(p: dict, d: int, classes: int) -> family.MHAMemorization:
-    return family.MHAMemorization(d=d, n=p["n"], H=p["H"], dh=p["dh"], n_classes=classes,
+def _fam(p: dict, d: int, classes: int) -> mha_model.MHAMemorization:
+    return mha_model.MHAMemorization(d=d, n=p["n"], H=p["H"], dh=p["dh"], n_classes=classes,
                                   task="regression" if p["kind"].startswith("regression") else "classification",
                                   shared=not p["kind"].startswith("nonshared"))
 
 
-def query_attention(fam: family.MHAMemorization, params: dict, data: family.FamilyData, g: int = 0) -> np.ndarray:
+def query_attention(fam: mha_model.MHAMemorization, params: dict, data: family.FamilyData, g: int = 0) -> np.ndarray:
     """θ_h^(t) of model ``g`` (shared context): the query's softmax weights over the n context tokens,
-    ``[T, H, n]``, computed with :func:`lib.attention` from the trained parameters (no model axis)."""
+    ``[T, H, n]``, computed with :func:`lib.core.attention` from the trained parameters (no model axis)."""
     p = {k: v.double() for k, v in params.items()}
     T = int(data.sizes[g])
     x = data.examples["x"][g, :T].double().cpu()
@@ -55,7 +53,7 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
     fam = _fam(points[0], d, classes)
     sizes = [p["T"] for p in points]
     seeds = [p["seed"] for p in points]
-    data = family.mha_data(fam, sizes, seeds)
+    data = mha_model.mha_data(fam, sizes, seeds)
     B = batch if batch else max(sizes)                  # full batch (see run_sweep)
     kind = points[0]["kind"]
     base, epochs = steps[kind]
@@ -88,7 +86,7 @@ def sweep_points(kind: str, P: dict) -> list[dict]:
     elif kind == "dh":
         pts = [dict(kind=kind, H=P["gd_H_dh"], n=n, dh=k, T=T, seed=s) for s in seeds for T in P["gd_T_dh"] for k in P["gd_dhs"]]
     elif kind == "saturation":
-        pts = [dict(kind=kind, H=H, n=n, dh=d, T=T, seed=P["seed"]) for H, T in zip(P["sat_H"], P["sat_T"])]
+        pts = [dict(kind=kind, H=H, n=n, dh=d, T=T, seed=P["seed"]) for H, T in zip(P["sat_H"], P["sat_T"], strict=False)]
     else:
         raise ValueError(f"unknown sweep {kind!r}")
     return pts
@@ -115,7 +113,7 @@ def plan_cost(P: dict, kinds) -> tuple[float, int]:
 
 
 def run_sweep(kind: str, P: dict, device, workers: int = 1) -> list[dict]:
-    """Run one sweep with :func:`lib.sweep.run` (inline with one worker); rows are ``{**result, **point}``."""
+    """Run one sweep with :func:`lib.engine.sweep.run` (inline with one worker); rows are ``{**result, **point}``."""
     pts = sweep_points(kind, P)
     Ts = {p["T"] for p in pts}
     # full batch = one batch of max(T) rows from each model's stream of epoch permutations: exact full-batch
@@ -132,7 +130,7 @@ def majority_fraction(p: dict, d: int, classes: int) -> float:
     """The largest class frequency in a point's labels (the same draw as its training data): the exact
     accuracy ceiling when every output is identical (n = 1, shared context)."""
     fam = _fam(p, d, classes)
-    y = family.mha_data(fam, [p["T"]], [p["seed"]]).examples["y"][0].numpy()
+    y = mha_model.mha_data(fam, [p["T"]], [p["seed"]]).examples["y"][0].numpy()
     return float(np.bincount(y, minlength=classes).max() / p["T"])
 
 

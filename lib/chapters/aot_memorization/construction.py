@@ -6,13 +6,13 @@ the AoT reads only the last position::
 
     T(t) = W_U ( x(t,S) + sum_h W_O^h W_V^h sum_s softmax_s(x(t,S)^T W_QK^h x(t,s)) x(t,s) )   in R^N
 
-In :mod:`lib.attention` (row convention) this is ``attention(X[:, -1:], X, W_Q, W_K, W_V, W_O, skip=True)``
+In :mod:`lib.core.attention` (row convention) this is ``attention(X[:, -1:], X, W_Q, W_K, W_V, W_O, skip=True)``
 with ``W_QK^h = W_Q^h (W_K^h)^T`` and the row-form ``W_V^h`` / ``W_O^h`` being the transposes of the paper's.
 
 Everything here is float64 and exact up to round-off: the constructions of Lemma 2 / Theorem 1 /
 Corollaries 1-2, the sequence-encoder optimum of Props. 1-2, the closed form of Prop. 3, Theorem 2's
 bound (sign-corrected) and Lemma 4's growth rate. The training side (Experiments 1-6) is in
-:mod:`lib.aot_train`; the paper's reported numbers are in :data:`PAPER`.
+:mod:`lib.chapters.aot_memorization.train`; the paper's reported numbers are in :data:`PAPER`.
 
 The construction of Theorem 1 used here removes the paper's ``lambda -> infinity`` limit: the skip
 connection is linear in the embeddings, so with features ``F = [x'(t,S) ; W_V'^h A'^h(t)]`` we solve
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import attention as att
+from lib.core import attention as att
 
 DT = torch.float64
 
@@ -107,7 +107,7 @@ def n_params_rank1(N: int, S: int, d: int, d_h: int, H: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Sequences, embeddings and the AoT forward pass (through lib.attention)
+# Sequences, embeddings and the AoT forward pass (through lib.core.attention)
 # ---------------------------------------------------------------------------------------------
 def all_sequences(N: int, S: int) -> np.ndarray:
     """All N^S token sequences as an integer array [N^S, S] (lexicographic)."""
@@ -302,7 +302,7 @@ def best_encoder(prior: np.ndarray, P: np.ndarray, d: int, restarts: int = 2, se
         opt = torch.optim.LBFGS([W, E], lr=1.0, max_iter=iters, tolerance_grad=1e-12,
                                 tolerance_change=1e-15, history_size=50, line_search_fn="strong_wolfe")
 
-        def closure():
+        def closure(opt=opt, E=E, W=W):
             opt.zero_grad()
             logq = torch.log_softmax(E @ W.T, dim=1)
             loss = -(wt * (Pt * logq).sum(1)).sum()

@@ -5,7 +5,7 @@ import html
 
 import numpy as np
 
-from lib import plots
+from lib.core import plots
 
 
 def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
@@ -114,7 +114,7 @@ def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float =
     """Fig. 3: per run (row), (a) which heads are saturated for the first examples, (b) histogram of the
     number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each)."""
     fig, ax = plots.subplots(len(max_weights), 3, width=3.9, height=2.7)
-    for r, (mx, H) in enumerate(zip(max_weights, Hs)):
+    for r, (mx, H) in enumerate(zip(max_weights, Hs, strict=False)):
         sat = mx > thr
         plots.heatmap(ax[3 * r], sat[:first].T.astype(float), cmap="Greys", vmin=0, vmax=1, colorbar=False)
         ax[3 * r].set(xlabel="example", ylabel="head", title=f"H={H}: saturated (black)")

@@ -5,7 +5,7 @@
 * tokenizer: byte-level BPE (``tokenizers``), trained once and cached under ``<repo>/.cache/depth-width/``
   together with the token ids; split by position: the last ``heldout_frac`` of the token stream is the
   held-out set (no shuffling across the boundary);
-* model: GPT-style pre-LayerNorm blocks, two heads, attention through :func:`lib.attention.attention`
+* model: GPT-style pre-LayerNorm blocks, two heads, attention through :func:`lib.core.attention.attention`
   (softmax, scale 1/sqrt(d_k), causal mask), a 4·d GELU MLP, learned positions, tied embeddings;
   non-embedding size 12·L·d² (Kaplan's count, the paper's N) plus LayerNorm/bias terms;
 * training: AdamW(β = 0.9, 0.95, no weight decay), linear warm-up then cosine decay to zero (the paper:
@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from lib import attention
-from lib.params import ROOT
+from lib.core import attention
+from lib.core.params import ROOT
 
 CACHE = ROOT / ".cache" / "depth-width"
 
@@ -233,7 +233,7 @@ def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
 
 def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, heldout_frac: float,
                  eval_batches: int, device: str = "cpu") -> None:
-    """A :func:`lib.sweep.run` work unit: train the LM of each point (keys of :class:`RunConfig`) on the
+    """A :func:`lib.engine.sweep.run` work unit: train the LM of each point (keys of :class:`RunConfig`) on the
     training split of ``ids`` and report its :class:`RunResult` as soon as it finishes. Models of
     different (L, d) have different shapes, so each point is its own family of one model."""
     cut = int(ids.size * (1 - heldout_frac))
@@ -249,12 +249,12 @@ def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int,
              batch: int = 32, steps: int = 300, lr: float = 3e-3, eval_batches: int = 20,
              heldout_frac: float = 0.05, seed: int = 0, device="cpu", run_dir: Path | None = None,
              workers: int = 1, executor: str = "process", log=print) -> list[RunResult]:
-    """Train one model per (size, depth) through the sweep engine (:func:`lib.sweep.run`): every
+    """Train one model per (size, depth) through the sweep engine (:func:`lib.engine.sweep.run`): every
     finished model is written to the sweep's store at once, a rerun into the same ``run_dir`` (or
     ``$ATR_RUN_DIR``) skips the finished ones, and ``workers`` > 1 trains models in parallel processes
     (``executor``: "process", "inline" or "submitit"; "process" with one worker runs inline).
     The store's fingerprint covers the corpus (a hash of ``ids``) and every training setting."""
-    from lib import sweep
+    from lib.engine import sweep
 
     points = [asdict(RunConfig(L, width_for(size, L, H), H, T, batch, steps, lr, 0.1, eval_batches, seed))
               for size in sizes for L in depths]

@@ -36,40 +36,11 @@ Returns one dict per model (in input order)::
 engine writes that point to disk there. ``progress(n_model_steps)`` is called every few steps.
 
 Devices and precision: ``device`` "cpu" | "cuda" (data and parameters moved there); ``dtype``
-float32 by default, float64 available. Threads are the caller's business (``lib.repro.setup``).
+float32 by default, float64 available. Threads are the caller's business (``lib.core.repro.setup``).
 
-Performance (``benchmarks/sweep.py``, 2-core AMD EPYC, one torch thread, process CPU time; G = 32
-models, batch 256, float32; float32 matmul peak measured 91.6 GFLOP/s, load average 0.6-1.0):
-
-================================  ==============  ===============  ================  ==========
-family                            engine          vs same math,    vs official math  % of peak
-                                  model-steps/s   one at a time    one at a time
-================================  ==============  ===============  ================  ==========
-MHA d=64 n=32 H=1 shared          1498            ×2.3             ×40               36%
-MHA d=64 n=32 H=20 shared         325             ×1.2             ×142              41%
-MHA d=64 n=32 H=1 non-shared      235             ×1.3             ×6                9%
-MHA d=64 n=32 H=20 non-shared     86              ×1.0             ×38               40%
-AoT N=50 d=dh=10 H=1 (official)   2561            ×3.2             ×5                4%
-AoT N=50 d=dh=10 H=16 (official)  1278            ×2.3             ×23               9%
-================================  ==============  ===============  ================  ==========
-
-Most of the gain over the official code is the math (query-only attention, re-associated products,
-the S = 2 sigmoid form); batching itself buys most for small models, whose one-model steps are bound
-by PyTorch's per-op cost. It cannot buy much for the MHA H = 20 model: one model at a time, the same
-math already runs at 263 model-steps/s × 114 MFLOP = 30 GFLOP/s, a third of the matmul peak, so ×3
-from batching would need the whole step, softmax and Adam included, at the GEMMs' own peak. The AoT
-family is memory-bound: its contractions have inner dimensions of 10-160, and its step reads and
-writes some fifteen tensors of ~1 M elements for 0.2 GFLOP (about 3 FLOP per byte, against ~9 for
-this core's GEMM peak over its memory bandwidth). Two measured improvements: Adam through PyTorch's
-fused kernel (one pass over the parameters instead of six: 4.0 vs 14.1 ms per MHA H=20 step) and the
-score softmax in cache-sized blocks (:class:`lib.family.SoftmaxDot`: 18 vs 34 ms); ``torch.compile``
-(inductor, C++) was measured and not adopted: 1.27× on the MHA H=20 forward + backward after 5-18 s
-of compilation per shape, 1.04× on AoT H=16. One torch thread is 2-5× faster than two on this
-machine (``benchmarks/threads.py``). One seed of the MHA paper's Fig. 2(a) grid at paper scale (32
-runs, 1.9 M steps, no early stop): 2.4 CPU-hours measured here (official code: about 3.3 V100-days
-per seed, its README); extrapolated to one H100 (no GPU was lent to measure it): ~26 min one family
-after another (bound by the 156 kernel launches per step), ~3 min with the 32 runs zero-padded into
-one family. Measured numbers: ``benchmarks/results/``.
+Performance: ``benchmarks/sweep.py`` measures the engine against one-model-at-a-time loops and the official
+code's math; its measured table (model-steps/s, speed-ups, fraction of the matmul peak, the cost of one seed of
+the MHA paper's Fig. 2(a)) is in ``benchmarks/results/README.md``.
 """
 from __future__ import annotations
 
@@ -82,7 +53,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lib.family import FamilyData
+from lib.engine.family import FamilyData
 
 __all__ = ["train_family", "lr_factors", "evaluate", "adam_step", "tune_malloc"]
 
@@ -169,7 +140,7 @@ def adam_step(params: list[Tensor], grads: list[Tensor], m: list[Tensor], v: lis
         return
     # the fused kernel walks every tensor of a group in memory order: gradients must have their
     # parameter's layout (autograd.grad may return, e.g., a transposed gradient)
-    grads = [g if g.stride() == p.stride() else g.contiguous() for g, p in zip(grads, params)]
+    grads = [g if g.stride() == p.stride() else g.contiguous() for g, p in zip(grads, params, strict=False)]
     groups: dict[float, list[int]] = {}
     for g, x in enumerate(lr):
         if x != 0.0:
@@ -199,7 +170,7 @@ def _adam_foreach(params: list[Tensor], grads: list[Tensor], m: list[Tensor], v:
     denom = torch._foreach_sqrt(v)
     torch._foreach_add_(denom, eps * s)
     step = lr * (s / bc1)
-    for p, mm, dd in zip(params, m, denom):
+    for p, mm, dd in zip(params, m, denom, strict=False):
         dd.div_(step.view(-1, *([1] * (p.dim() - 1))))
         p.addcdiv_(mm, dd, value=-1.0)
 
@@ -269,6 +240,176 @@ class _Batches:
             self.chunk = self.chunk[keep_rows.to(self.chunk.device)]
 
 
+class _FamilyRun:
+    """The state of one :func:`train_family` call: the rows of models still in the computation, their
+    parameters and Adam moments, the learning-rate table, and one result record per model."""
+
+    def __init__(self, fam, data: FamilyData, *, seeds, batch_seeds, steps, lr, lr_end, per_epoch, schedule,
+                 batch_size, betas, eps, early_stop_acc, eval_every, eval_data, keep_best, running_window,
+                 params, dtype, device, compact, return_params, on_model_done, progress, chunk_steps):
+        G = data.G
+        self.fam, self.G, self.device = fam, G, torch.device(device)
+        if self.device.type == "cpu":
+            tune_malloc()
+        self.seeds = _per_model(seeds, G, "seeds", int)
+        bseeds = self.seeds if batch_seeds is None else _per_model(batch_seeds, G, "batch_seeds", int)
+        self.total = np.array(_per_model(steps, G, "steps", int), dtype=np.int64)
+        self.lr_v = np.array(_per_model(lr, G, "lr"), dtype=np.float64)
+        self.lr_end_v = None if lr_end is None else np.array(_per_model(lr_end, G, "lr_end"), dtype=np.float64)
+        self.pe_v = None if per_epoch is None else np.array(_per_model(per_epoch, G, "per_epoch", int),
+                                                            dtype=np.float64)
+        if (self.total < 0).any():
+            raise ValueError("steps must be >= 0")
+        if eval_data is not None and eval_data.G != G:
+            raise ValueError(f"eval_data has {eval_data.G} models, data has {G}")
+        self.schedule, self.betas, self.eps, self.chunk_steps = schedule, betas, eps, chunk_steps
+        self.early_stop_acc, self.eval_every, self.running_window = early_stop_acc, eval_every, running_window
+        self.keep_best, self.compact_on, self.return_params = keep_best, compact, return_params
+        self.on_model_done, self.progress = on_model_done, progress
+        self.data = data.to(device=self.device, dtype=dtype)
+        self.eval_data = None if eval_data is None else eval_data.to(device=self.device, dtype=dtype)
+        self._init_params(params, dtype)
+        self.ids = torch.arange(G)                       # original ids of the rows now in the computation
+        self.sampler = _Batches(self.data.sizes.tolist(), bseeds, batch_size, self.device, k=chunk_steps)
+        self.res = [_empty_result(self.seeds[g]) for g in range(G)]
+        self.done = np.zeros(G, dtype=bool)
+        self.ring = torch.zeros(max(running_window, 1), G, dtype=torch.float64, device=self.device)
+        self.cur_data, self.cur_eval = self.data, self.eval_data
+        self.t, self.lr_t0, self.lr_table = 0, 0, None
+
+    def _init_params(self, params, dtype) -> None:
+        if params is None:
+            params = self.fam.init(self.seeds, dtype=dtype, device=self.device)
+        else:
+            params = {k: v.detach().to(device=self.device, dtype=dtype).clone().contiguous()
+                      for k, v in params.items()}
+        self.names = list(params)
+        self.P = [params[k].requires_grad_(True) for k in self.names]
+        self.M = [torch.zeros_like(p) for p in self.P]
+        self.V = [torch.zeros_like(p) for p in self.P]
+        self.best = {k: params[k].detach().clone() for k in self.names} if self.keep_best else None
+
+    def _detached(self) -> dict[str, Tensor]:
+        return {k: p.detach() for k, p in zip(self.names, self.P, strict=True)}
+
+    def finish(self, rows: list[int], early: list[bool]) -> None:
+        """Record and report the models at rows ``rows`` of the current computation as done."""
+        if self.eval_data is not None:
+            el, ea = evaluate(self.fam, self._detached(), self.cur_eval)
+        for r, e in zip(rows, early, strict=True):
+            g = int(self.ids[r])
+            out = self.res[g]
+            out["steps"], out["stopped_early"] = self.t, bool(e)
+            if self.running_window:
+                w = min(self.running_window, self.t)
+                out["running_acc"] = float(self.ring[:, g].sum() / w) if w else float("nan")
+            if self.eval_data is not None:
+                out["eval_loss"], out["eval_acc"] = float(el[r]), float(ea[r])
+            if self.return_params:
+                out["params"] = {"final": {k: p[r].detach().cpu().clone() for k, p in zip(self.names, self.P,
+                                                                                            strict=True)}}
+                if self.keep_best:
+                    out["params"]["best"] = {k: self.best[k][r].cpu().clone() for k in self.names}
+            self.done[g] = True
+            if self.on_model_done is not None:
+                self.on_model_done(g, out)
+
+    def evaluate_rows(self, rows: Tensor) -> np.ndarray:
+        """Evaluate on the training sets; update each row's final and best records. Returns accuracies."""
+        loss, acc = evaluate(self.fam, self._detached(), self.cur_data)
+        loss, acc = loss.cpu().numpy(), acc.cpu().numpy()
+        for r in rows.tolist():
+            out = self.res[int(self.ids[r])]
+            out["final_loss"], out["final_acc"] = float(loss[r]), float(acc[r])
+            out["history"].append([self.t, float(loss[r]), float(acc[r])])
+            if loss[r] < out["best_loss"]:
+                out["best_loss"], out["best_acc"], out["best_step"] = float(loss[r]), float(acc[r]), self.t
+                if self.keep_best:
+                    for k, p in zip(self.names, self.P, strict=True):
+                        self.best[k][r] = p[r].detach()
+        return acc
+
+    def compact(self, rows_active: Tensor) -> Tensor:
+        """Drop the finished models from the computation once they are at least half of it."""
+        n_act = int(rows_active.sum())
+        if not (self.compact_on and n_act <= len(self.ids) // 2 and n_act < len(self.ids)):
+            return rows_active
+        keep = torch.nonzero(rows_active).flatten()
+        kd = keep.to(self.device)
+        with torch.no_grad():
+            self.P = [p.detach()[kd].clone().requires_grad_(True) for p in self.P]
+            self.M = [m[kd].clone() for m in self.M]
+            self.V = [v[kd].clone() for v in self.V]
+            if self.keep_best:
+                self.best = {k: b[kd].clone() for k, b in self.best.items()}
+        self.cur_data = self.cur_data.select(keep)
+        if self.cur_eval is not None:
+            self.cur_eval = self.cur_eval.select(keep)
+        self.sampler.drop(keep)
+        self.ids = self.ids[keep]
+        self.lr_table = None
+        return rows_active[keep]
+
+    def lr_now(self) -> np.ndarray:
+        """The active rows' learning rates at step ``t`` (tabulated ``chunk_steps`` steps ahead)."""
+        if self.lr_table is None or self.t - self.lr_t0 >= self.lr_table.shape[0]:
+            self.lr_t0 = self.t
+            sub = self.ids.numpy()
+            ahead = np.arange(self.t, self.t + self.chunk_steps)[:, None]
+            self.lr_table = lr_factors(self.schedule, ahead, self.total[sub], lr=self.lr_v[sub],
+                                       lr_end=None if self.lr_end_v is None else self.lr_end_v[sub],
+                                       per_epoch=None if self.pe_v is None else self.pe_v[sub])
+        return self.lr_table[self.t - self.lr_t0]
+
+    def step(self, rows_active: Tensor) -> None:
+        """One batched forward, backward and Adam update of the active rows."""
+        lr = self.lr_now()
+        batch = self.cur_data.batch(self.sampler.next(self.ids.tolist()))
+        loss, correct = self.fam.per_example(dict(zip(self.names, self.P, strict=True)), batch)
+        grads = torch.autograd.grad(loss.mean(1).sum(), self.P)
+        self.t += 1
+        adam_step(self.P, list(grads), self.M, self.V, self.t, lr * rows_active.numpy(), self.betas, self.eps)
+        if self.running_window:
+            self.ring[(self.t - 1) % self.running_window, self.ids.to(self.device)] = correct.detach().mean(1).double()
+        if self.progress is not None and self.t % _PROGRESS_EVERY == 0:
+            self.progress(_PROGRESS_EVERY * int(rows_active.sum()))
+
+    def check_stop(self, rows_active: Tensor) -> None:
+        """At an evaluation step or a model's last step: evaluate, then stop the models that are done."""
+        ids_np = self.ids.numpy()
+        at_end = (self.total[ids_np] == self.t) & ~self.done[ids_np]
+        if not ((self.eval_every and self.t % self.eval_every == 0) or at_end.any()):
+            return
+        rows = torch.nonzero(rows_active).flatten()
+        acc = self.evaluate_rows(rows)
+        stop_rows, early = [], []
+        for r in rows.tolist():
+            hit = self.early_stop_acc is not None and acc[r] >= self.early_stop_acc - 1e-6
+            if at_end[r] or hit:
+                stop_rows.append(r)
+                early.append(bool(hit and not at_end[r]))
+        if stop_rows:
+            self.finish(stop_rows, early)
+
+    def run(self) -> list[dict]:
+        zero = [r for r in range(self.G) if self.total[r] == 0]       # models with zero steps are done at once
+        if zero:
+            self.evaluate_rows(torch.tensor(zero))
+            self.finish(zero, [False] * len(zero))
+        while not self.done.all():
+            rows_active = self.compact(~torch.from_numpy(self.done[self.ids.numpy()]))
+            self.step(rows_active)
+            self.check_stop(rows_active)
+        return self.res
+
+
+def _empty_result(seed: int) -> dict:
+    nan = float("nan")
+    return {"seed": seed, "steps": 0, "stopped_early": False, "final_loss": nan, "final_acc": nan,
+            "best_loss": float("inf"), "best_acc": nan, "best_step": -1, "running_acc": nan, "eval_loss": nan,
+            "eval_acc": nan, "history": []}
+
+
 def train_family(fam, data: FamilyData, *, seeds: Sequence[int], steps: int | Sequence[int],
                  lr: float | Sequence[float] = 1e-3, schedule: str | Callable = "constant",
                  lr_end: float | Sequence[float] | None = None, per_epoch: int | Sequence[int] | None = None,
@@ -281,143 +422,9 @@ def train_family(fam, data: FamilyData, *, seeds: Sequence[int], steps: int | Se
                  progress: Callable[[int], Any] | None = None, chunk_steps: int = 256) -> list[dict]:
     """Train the family's G models (module docstring). ``steps``, ``lr``, ``lr_end``, ``per_epoch``
     and ``seeds`` may be per-model. ``params`` overrides ``fam.init(seeds)``."""
-    G = data.G
-    device = torch.device(device)
-    if device.type == "cpu":
-        tune_malloc()
-    seeds = _per_model(seeds, G, "seeds", int)
-    bseeds = seeds if batch_seeds is None else _per_model(batch_seeds, G, "batch_seeds", int)
-    total = np.array(_per_model(steps, G, "steps", int), dtype=np.int64)
-    lr_v = np.array(_per_model(lr, G, "lr"), dtype=np.float64)
-    lr_end_v = None if lr_end is None else np.array(_per_model(lr_end, G, "lr_end"), dtype=np.float64)
-    pe_v = None if per_epoch is None else np.array(_per_model(per_epoch, G, "per_epoch", int), dtype=np.float64)
-    if (total < 0).any():
-        raise ValueError("steps must be >= 0")
-
-    if eval_data is not None and eval_data.G != G:
-        raise ValueError(f"eval_data has {eval_data.G} models, data has {G}")
-    data = data.to(device=device, dtype=dtype)
-    if eval_data is not None:
-        eval_data = eval_data.to(device=device, dtype=dtype)
-    if params is None:
-        params = fam.init(seeds, dtype=dtype, device=device)
-    else:
-        params = {k: v.detach().to(device=device, dtype=dtype).clone().contiguous() for k, v in params.items()}
-    names = list(params)
-    P = [params[k].requires_grad_(True) for k in names]
-    M = [torch.zeros_like(p) for p in P]
-    V = [torch.zeros_like(p) for p in P]
-    best = {k: params[k].detach().clone() for k in names} if keep_best else None
-
-    ids = torch.arange(G)                                # original ids of the rows now in the computation
-    sampler = _Batches(data.sizes.tolist(), bseeds, batch_size, device, k=chunk_steps)
-    inf = float("inf")
-    res = [{"seed": seeds[g], "steps": 0, "stopped_early": False, "final_loss": float("nan"),
-            "final_acc": float("nan"), "best_loss": inf, "best_acc": float("nan"), "best_step": -1,
-            "running_acc": float("nan"), "eval_loss": float("nan"), "eval_acc": float("nan"), "history": []}
-           for g in range(G)]
-    done = np.zeros(G, dtype=bool)
-    ring = torch.zeros(max(running_window, 1), G, dtype=torch.float64, device=device)
-    cur_data = data
-    cur_eval = eval_data
-    t = 0
-    lr_table = None
-
-    def finish(rows: list[int], early: list[bool]) -> None:
-        """Record and report the models at rows ``rows`` of the current computation as done."""
-        if eval_data is not None:
-            el, ea = evaluate(fam, {k: p.detach() for k, p in zip(names, P)}, cur_eval)
-        for r, e in zip(rows, early):
-            g = int(ids[r])
-            out = res[g]
-            out["steps"] = t
-            out["stopped_early"] = bool(e)
-            if running_window:
-                w = min(running_window, t)
-                out["running_acc"] = float(ring[:, g].sum() / w) if w else float("nan")
-            if eval_data is not None:
-                out["eval_loss"], out["eval_acc"] = float(el[r]), float(ea[r])
-            if return_params:
-                out["params"] = {"final": {k: p[r].detach().cpu().clone() for k, p in zip(names, P)}}
-                if keep_best:
-                    out["params"]["best"] = {k: best[k][r].cpu().clone() for k in names}
-            done[g] = True
-            if on_model_done is not None:
-                on_model_done(g, out)
-
-    def do_eval(rows: Tensor) -> tuple[np.ndarray, np.ndarray]:
-        l, a = evaluate(fam, {k: p.detach() for k, p in zip(names, P)}, cur_data)
-        l, a = l.cpu().numpy(), a.cpu().numpy()
-        for r in rows.tolist():
-            g = int(ids[r])
-            out = res[g]
-            out["final_loss"], out["final_acc"] = float(l[r]), float(a[r])
-            out["history"].append([t, float(l[r]), float(a[r])])
-            if l[r] < out["best_loss"]:
-                out["best_loss"], out["best_acc"], out["best_step"] = float(l[r]), float(a[r]), t
-                if keep_best:
-                    for k, p in zip(names, P):
-                        best[k][r] = p[r].detach()
-        return l, a
-
-    # models with zero steps are done at once
-    zero = [r for r in range(G) if total[r] == 0]
-    if zero:
-        do_eval(torch.tensor(zero))
-        finish(zero, [False] * len(zero))
-
-    while not done.all():
-        rows_active = ~torch.from_numpy(done[ids.numpy()])
-        # compaction: drop finished models once they are at least half of the computation
-        n_act = int(rows_active.sum())
-        if compact and n_act <= len(ids) // 2 and n_act < len(ids):
-            keep = torch.nonzero(rows_active).flatten()
-            kd = keep.to(device)
-            with torch.no_grad():
-                P = [p.detach()[kd].clone().requires_grad_(True) for p in P]
-                M = [m[kd].clone() for m in M]
-                V = [v[kd].clone() for v in V]
-                if keep_best:
-                    best = {k: b[kd].clone() for k, b in best.items()}
-            cur_data = cur_data.select(keep)
-            if cur_eval is not None:
-                cur_eval = cur_eval.select(keep)
-            sampler.drop(keep)
-            ids = ids[keep]
-            rows_active = rows_active[keep]
-            lr_table = None
-        if lr_table is None or t - lr_t0 >= lr_table.shape[0]:
-            lr_t0 = t
-            sub = ids.numpy()
-            steps_ahead = np.arange(t, t + chunk_steps)[:, None]
-            lr_table = lr_factors(schedule, steps_ahead, total[sub], lr=lr_v[sub],
-                                  lr_end=None if lr_end_v is None else lr_end_v[sub],
-                                  per_epoch=None if pe_v is None else pe_v[sub])
-        idx = sampler.next(ids.tolist())
-        batch = cur_data.batch(idx)
-        pd = dict(zip(names, P))
-        loss, correct = fam.per_example(pd, batch)
-        grads = torch.autograd.grad(loss.mean(1).sum(), P)
-        t += 1
-        adam_step(P, list(grads), M, V, t, lr_table[t - 1 - lr_t0] * rows_active.numpy(), betas, eps)
-        if running_window:
-            ring[(t - 1) % running_window, ids.to(device)] = correct.detach().mean(1).double()
-        if progress is not None and (t % _PROGRESS_EVERY == 0):
-            progress(_PROGRESS_EVERY * n_act)
-        # evaluation / stopping
-        ids_np = ids.numpy()
-        at_end = (total[ids_np] == t) & ~done[ids_np]
-        due = eval_every and t % eval_every == 0
-        if due or at_end.any():
-            rows = torch.nonzero(rows_active).flatten()
-            l, a = do_eval(rows)
-            stop_rows, early = [], []
-            for r in rows.tolist():
-                g = int(ids[r])
-                hit = early_stop_acc is not None and a[r] >= early_stop_acc - 1e-6
-                if at_end[r] or hit:
-                    stop_rows.append(r)
-                    early.append(bool(hit and not at_end[r]))
-            if stop_rows:
-                finish(stop_rows, early)
-    return res
+    return _FamilyRun(fam, data, seeds=seeds, batch_seeds=batch_seeds, steps=steps, lr=lr, lr_end=lr_end,
+                      per_epoch=per_epoch, schedule=schedule, batch_size=batch_size, betas=betas, eps=eps,
+                      early_stop_acc=early_stop_acc, eval_every=eval_every, eval_data=eval_data,
+                      keep_best=keep_best, running_window=running_window, params=params, dtype=dtype,
+                      device=device, compact=compact, return_params=return_params,
+                      on_model_done=on_model_done, progress=progress, chunk_steps=chunk_steps).run()

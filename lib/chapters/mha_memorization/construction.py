@@ -5,7 +5,7 @@ The paper's layer (eqs. 1-6), for a context ``E ∈ R^{n×d}`` (tokens are rows)
     α_h = E W_{K,h} W_{Q,h}^T e     θ_h = softmax(α_h)     z_h = E^T θ_h     p_h = W_{V,h}^T z_h
     o = W_O^T [p_1; …; p_H]         ŷ = W_D^T o
 
-is :func:`lib.attention.attention` with one query row ``X_q = e^T``, keys/values ``X_kv = E``, no scale,
+is :func:`lib.core.attention.attention` with one query row ``X_q = e^T``, keys/values ``X_kv = E``, no scale,
 per-head output blocks ``W_O^h = W_O[h d_v:(h+1) d_v, :]``, followed by ``@ W_D`` (:func:`forward`).
 The feature matrix ``Z`` (eq. 7: row t = [z_1^(t); …; z_H^(t)]) is the same call with ``W_V = I_d`` and
 no output projection (:func:`features`).
@@ -28,20 +28,20 @@ import numpy as np
 import scipy.linalg
 import torch
 
-from lib import attention as att
+from lib.core import attention as att
 
 DT = torch.float64
 
 
 def limit_blas_threads(n: int = 1):
     """NumPy/SciPy's OpenBLAS starts one thread per core; on a shared 2-core machine the small SVDs and
-    QRs of this chapter run ~15x faster with one. (lib.repro.setup limits torch's threads only.)"""
+    QRs of this chapter run ~15x faster with one. (lib.core.repro.setup limits torch's threads only.)"""
     from threadpoolctl import threadpool_limits
     return threadpool_limits(n)
 
 
 # ---------------------------------------------------------------------------------------------
-# The layer in the paper's notation, mapped onto lib.attention
+# The layer in the paper's notation, mapped onto lib.core.attention
 # ---------------------------------------------------------------------------------------------
 def _t(x) -> torch.Tensor:
     return torch.as_tensor(np.asarray(x), dtype=DT)
@@ -211,7 +211,7 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
 
     def claim1(S, alphas):
         """Claim 1: a W with E^(t) W e^(t) = α^(t) for t ∈ S (queries of S independent)."""
-        B = np.stack([pinvE[t] @ a for t, a in zip(S, alphas)], axis=1)      # [d, |S|]
+        B = np.stack([pinvE[t] @ a for t, a in zip(S, alphas, strict=False)], axis=1)      # [d, |S|]
         return B @ np.linalg.pinv(e[S].T)
 
     def Zof(W_list):
@@ -223,7 +223,7 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
     Ws.append(claim1(S, [rng.standard_normal(n) for _ in S]))
     out.responsible.append(S)
     out.sat_err.append(0.0), out.sat_delta.append(0.0)
-    for h in range(1, H):
+    for _h in range(1, H):
         Zp = Zof(Ws)
         _, _, piv = scipy.linalg.qr(Zp.T, pivoting=True, mode="economic")
         k = num_rank(Zp, rtol)
@@ -246,7 +246,7 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
         A_plus = -C @ Za_plus
         for _ in range(20):                                   # generic targets; redraw if unlucky
             alphas = [rng.standard_normal(n) for _ in R]
-            Zb = np.stack([E[t].T @ _softmax(a) for t, a in zip(R, alphas)])
+            Zb = np.stack([E[t].T @ _softmax(a) for t, a in zip(R, alphas, strict=False)])
             sv = np.linalg.svd(Zb + A_plus, compute_uv=False)
             if sv[-1] > 1e-8 * max(sv[0], 1.0):
                 break
@@ -282,7 +282,7 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
 
 
 def memorize_check(E, e, Y, H, d_h, d_v, rng, Q=None, skip=False) -> dict:
-    """Construct, then run a fresh forward pass through lib.attention and measure everything."""
+    """Construct, then run a fresh forward pass through lib.core.attention and measure everything."""
     con = construct(E, e, Y, H, d_h, d_v, rng, Q=Q, shift_for_skip=skip)
     Yhat = forward(E, e, con.W_K, con.W_Q, con.W_V, con.W_O, con.W_D, skip=skip)
     Z = features(E, e, con.W_K, con.W_Q)
@@ -290,7 +290,7 @@ def memorize_check(E, e, Y, H, d_h, d_v, rng, Q=None, skip=False) -> dict:
     return dict(T=T, bound=H * (con.r - 1) + 1, rankZ=num_rank(Z), err=float(np.abs(Yhat - Y).max()),
                 scale=float(max(1.0, np.abs(Y).max())), max_head_rank=max(con.head_ranks),
                 factor_err=con.factor_err, c=con.c, con=con,
-                sat_ok=all(s <= dl for s, dl in zip(con.sat_err[1:], con.sat_delta[1:]) if dl > 0))
+                sat_ok=all(s <= dl for s, dl in zip(con.sat_err[1:], con.sat_delta[1:], strict=False) if dl > 0))
 
 
 # ---------------------------------------------------------------------------------------------

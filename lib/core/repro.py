@@ -15,9 +15,12 @@ import os
 import platform
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:      # torch is imported lazily: `python -m lib` validates parameters without it
+    import torch
 
 DEFAULT_THREADS = 1
 _STARTED: dict[str, Any] = {}

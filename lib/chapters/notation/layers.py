@@ -1,7 +1,7 @@
 """Each paper's attention layer written literally in that paper's notation (chapter ``notation``).
 
 These are deliberately naive transcriptions of the equations, loop over heads included, so that the
-chapter can check ``lib.attention`` against them. Chapters use ``lib.attention``, not these.
+chapter can check ``lib.core.attention`` against them. Chapters use ``lib.core.attention``, not these.
 """
 from __future__ import annotations
 
@@ -79,8 +79,8 @@ def deng_attention(A1: Tensor, A2: Tensor, X: Tensor, V: Tensor, score_map: str 
 
 def plot_score_maps(X: Tensor, W_Q: Tensor, W_K: Tensor, scales: tuple[float, ...] = (0.25, 1.0, 4.0)):
     """Attention weights of the last token under each score map, softmax at several scales (chapter figure)."""
-    from . import plots
-    from .attention import normalize, scores
+    from lib.core import plots
+    from lib.core.attention import normalize, scores
     S = scores(X[-1:], X, W_Q[None], W_K[None])[0, 0]          # [n]
     fig, axes = plots.subplots(1, 3, width=3.6, height=2.8)
     keys = range(1, S.shape[0] + 1)

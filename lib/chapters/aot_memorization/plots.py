@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import plots
-from .aot import PAPER, capacity_mahdavi, phi
-from .aot_train import linfit, mean_over_reps, powfit, truncate_saturated
+from lib.chapters.aot_memorization.construction import PAPER, phi
+from lib.chapters.aot_memorization.train import linfit, mean_over_reps, truncate_saturated
+from lib.core import plots
 
 
 def _bounds(ax, x, N, T0, ours_cap, prev_cap, label_x=True):
@@ -19,7 +19,7 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
     curves at N = 50 (official v2 CSV) in the last panel."""
     T0 = N * N
     fig, axes = plots.subplots(1, len(recs_by_model) + 1, width=3.8, height=3.4)
-    for ax, (model, recs) in zip(axes, recs_by_model.items()):
+    for ax, (model, recs) in zip(axes, recs_by_model.items(), strict=False):
         m = mean_over_reps(recs, key, ["d", "H"])
         for i, d in enumerate(d_list):
             y = [m[(d, H)][0] for H in H_list]

@@ -2,21 +2,23 @@
 
 A chapter declares its grid, writes one *training function* in its own lib module, and calls
 :func:`run`. Points are grouped into *work units* (points that share an architecture, so that one
-:func:`lib.train.train_family` call trains them together), the units go through an executor, and
+:func:`lib.engine.train.train_family` call trains them together), the units go through an executor, and
 every finished point is written to disk atomically as soon as it finishes. Rerunning the same sweep
 after an interruption skips the finished points and loses nothing.
 
 Example (in ``lib/mha.py``; the training function must live in an importable module, not in the
 notebook, because worker processes import it)::
 
-    from lib import family, sweep, train
+    from lib.chapters.mha_memorization import model as mha_model
+    from lib.engine import sweep
+    from lib.engine import train
 
     def train_points(points, report):
         '''All points share H (group_by); they differ in T and seed.'''
-        fam = family.MHAMemorization(d=64, n=32, H=points[0]["H"])
+        fam = mha_model.MHAMemorization(d=64, n=32, H=points[0]["H"])
         sizes = [p["T"] for p in points]
         seeds = [p["seed"] for p in points]
-        data = family.mha_data(fam, sizes, seeds=[p["data_seed"] for p in points])
+        data = mha_model.mha_data(fam, sizes, seeds=[p["data_seed"] for p in points])
         steps = [max(500 * T // 256, 50_000) for T in sizes]
         train.train_family(fam, data, seeds=seeds, steps=steps, lr=1e-3, schedule="warmup_cosine",
                            early_stop_acc=1.0, eval_every=500,
@@ -80,9 +82,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from lib.core import codehash
+
 __all__ = ["grid", "point_key", "Store", "Reporter", "run", "sweep_dir", "is_quiet", "units"]
 
-_HERE = Path(__file__).resolve().parent
 
 
 # ----------------------------------------------------------------------------------------------
@@ -93,7 +96,7 @@ def grid(**lists: Iterable) -> list[dict]:
     A scalar is a one-value list. ``grid(H=[1, 2], seed=[0, 1])`` -> 4 points."""
     keys = list(lists)
     vals = [list(v) if isinstance(v, (list, tuple, range)) else [v] for v in lists.values()]
-    return [dict(zip(keys, combo)) for combo in itertools.product(*vals)]
+    return [dict(zip(keys, combo, strict=False)) for combo in itertools.product(*vals)]
 
 
 def _canon(obj: Any) -> str:
@@ -128,21 +131,22 @@ def _resolve(ref: tuple[str, str, str]) -> Callable:
 
 
 def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
-    """Hash of the sweep's settings and code: ``config``, the source file of ``fn``'s module, and
-    ``lib/family.py``, ``lib/train.py``."""
-    h = hashlib.sha1(_canon(dict(config or {})).encode())
-    files = [_HERE / "family.py", _HERE / "train.py"]
+    """Hash of the sweep's settings and code: ``config``, and the code fingerprint
+    (:func:`lib.core.codehash.module_closure`) of ``fn``'s module and the engine: every ``lib`` module they
+    import, transitively. A function outside ``lib`` (a test's) adds its own file's bytes."""
+    h = hashlib.sha256(_canon(dict(config or {})).encode())
+    sources, modules = [], ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
     if fn is not None:
-        try:
-            files.append(Path(inspect.getsourcefile(fn)))
-        except TypeError:
-            pass
-    for f in files:
-        try:
-            h.update(f.read_bytes())
-        except OSError:
-            pass
-    return h.hexdigest()[:12]
+        if fn.__module__.startswith("lib."):
+            modules.append(fn.__module__)
+        else:
+            try:
+                src = Path(inspect.getsourcefile(fn)).read_text()
+                sources.append(src)
+                h.update(src.encode())
+            except (TypeError, OSError):
+                pass
+    return codehash.code_hash(codehash.module_closure(sources, modules), h)[:12]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -269,7 +273,7 @@ def _run_unit(ref: tuple[str, str, str], points: list[dict], folder: str, unit_i
     rep = Reporter(store, unit_id, hb / f"{unit_id}.json", beat_cb)
     out = fn(points, rep, **(kwargs or {}))
     if out is not None:                       # a training function may also return results in order
-        for p, r in zip(points, out):
+        for p, r in zip(points, out, strict=False):
             if point_key(p) not in rep.written:
                 rep(p, r)
     missing = [p for p in points if not store.has(p)]

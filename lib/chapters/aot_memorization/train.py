@@ -1,4 +1,4 @@
-"""Experiments 1-6 of Dana et al. on the shared sweep engine (:mod:`lib.family`, :mod:`lib.train`).
+"""Experiments 1-6 of Dana et al. on the shared sweep engine (:mod:`lib.family`, :mod:`lib.engine.train`).
 
 The engine trains a *family* of G models of one shape in one batched computation. The paper's grids
 vary H, d_h, d and the MLP width, so :class:`PaddedAoT` puts models of different sizes in one family
@@ -24,10 +24,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import family, train
+from lib.chapters.aot_memorization import model as aot_model
+from lib.engine import family, train
 
 
-class PaddedAoT(family.AoTMemorization):
+class PaddedAoT(aot_model.AoTMemorization):
     """A family of AoTs of *different* sizes (d, d_h, H, MLP width) in one batched computation.
 
     Every member is initialised at its own size (``AoTMemorization(...).init_one(seed)``) and
@@ -45,7 +46,7 @@ class PaddedAoT(family.AoTMemorization):
 
     def member_params(self, d, dh, H, width, seed) -> dict[str, torch.Tensor]:
         """One member's own initialisation, zero-padded to this family's shapes."""
-        own = family.AoTMemorization(N=self.N, S=self.S, d=d, dh=dh, H=H, variant=self.variant,
+        own = aot_model.AoTMemorization(N=self.N, S=self.S, d=d, dh=dh, H=H, variant=self.variant,
                                      compress=self.compress if self.variant == "official" else None)
         p = own.init_one(seed)
         if self.width:
@@ -113,11 +114,11 @@ def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, v
         # init seeds: a hash of (config, rep), so a model's initialisation does not depend on the grid
         seeds = [hash_cfg(data_seed, variant, mlp, c, r) for c, r in members]
         params = family.stack([fam.member_params(c[0], c[1], c[2], c[3] if mlp else 0, s)
-                               for (c, _), s in zip(members, seeds)])
-        data = family.aot_data(fam, recipe.batch * recipe.batches_per_epoch, [data_seed] * G)
+                               for (c, _), s in zip(members, seeds, strict=False)])
+        data = aot_model.aot_data(fam, recipe.batch * recipe.batches_per_epoch, [data_seed] * G)
         qs = torch.tensor([1 / math.sqrt(c[1]) if variant == "official" else 1.0 for c, _ in members])
         data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
-        tab = family.aot_table(fam, data)
+        tab = aot_model.aot_table(fam, data)
         table = family.FamilyData(tab.examples, {"qscale": qs}, tab.sizes)
         t0 = time.perf_counter()
         res = train.train_family(fam, data, seeds=seeds, steps=recipe.steps, lr=recipe.lr, schedule="linear",
@@ -125,7 +126,7 @@ def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, v
                                  batch_size=recipe.batch, running_window=recipe.running_window,
                                  eval_data=table, params=params, device=device, dtype=dtype)
         dt = time.perf_counter() - t0
-        for (c, r), rr in zip(members, res):
+        for (c, r), rr in zip(members, res, strict=False):
             out.append(dict(d=c[0], d_h=c[1], H=c[2], width=c[3] if mlp else 0, rep=r, variant=variant, mlp=mlp,
                             running_acc=rr["running_acc"], table_acc=rr["eval_acc"], seconds=dt / G))
     return out
@@ -226,7 +227,7 @@ def plan_flops(grid: dict) -> float:
     tot = 0.0
     R = grid["recipe"]
     for (d, dh), cs in groups.items():
-        fam = family.AoTMemorization(N=grid["N"], d=d, dh=dh, H=max(c[2] for c in cs), variant=grid["variant"])
+        fam = aot_model.AoTMemorization(N=grid["N"], d=d, dh=dh, H=max(c[2] for c in cs), variant=grid["variant"])
         f = fam.flops(R.batch)
         if grid["mlp"]:
             f += 3 * 2 * R.batch * 2 * d * max(c[3] for c in cs)

@@ -15,11 +15,10 @@ can be downloaded here. What we build instead (same architecture family, smaller
 * "trained (proxy)": the same one-block ViT trained briefly to classify the digits (a stand-in for the
   ImageNet-pretrained layer 1, NOT the same thing).
 
-All attention goes through :func:`lib.attention.attention`.
+All attention goes through :func:`lib.core.attention.attention`.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +26,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lib import attention as att
-from lib import mha
+from lib.chapters.mha_memorization import construction as mha
+from lib.core import attention as att
 
 
 def load_images(source: str, T: int, img: int, rng: np.random.Generator, folder: str = ""):
@@ -70,7 +69,7 @@ def load_images(source: str, T: int, img: int, rng: np.random.Generator, folder:
 
 
 class TinyViT(nn.Module):
-    """ViT embedding + one pre-LN block + a linear classifier on [CLS]; attention via lib.attention."""
+    """ViT embedding + one pre-LN block + a linear classifier on [CLS]; attention via lib.core.attention."""
 
     def __init__(self, channels: int, img: int, patch: int, d: int, heads: int, mlp: int, classes: int = 10):
         super().__init__()

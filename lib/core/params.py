@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
 REQUIRED_PRESETS = ("smoke", "book", "paper")

@@ -278,7 +278,6 @@ def eval_block(W: Weights, SP: Tensor, xi: Tensor, SQ: Tensor, coord: int = 0, r
         else:
             S = torch.fmod(sp[:, None] + SQ[None], p).reshape(-1, d, d)
             x = x0[:, None].expand(r1 - r0, Cn, d).reshape(-1, d)
-            U = None                                     # F_{L-2} as a product of per-layer U_l
             Sl = S
             for l in range(W.L - 2):
                 Ul = _T(W, l, Sl, p)
@@ -408,5 +407,5 @@ def hadamard_power_rank(d: int, lam: int, omega: int = 7) -> tuple[int, int]:
     comps = [q for q in itertools.product(range(lam + 1), repeat=d) if sum(q) == lam]
     V = [[omega ** qr for qr in q] for q in comps]
     n = len(V)
-    G = [[sum(a * b for a, b in zip(V[i], V[j])) ** lam for j in range(n)] for i in range(n)]
+    G = [[sum(a * b for a, b in zip(V[i], V[j], strict=False)) ** lam for j in range(n)] for i in range(n)]
     return flint.fmpz_mat(G).rank(), n

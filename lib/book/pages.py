@@ -1,0 +1,154 @@
+"""Generated pages: the results page (every claim of every chapter, with its kind, control and scale), the
+library page (every module, by layer) and the execution statistics (each chapter's preset, time and commit).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from lib.book.fingerprint import BOOK, ROOT, executed_meta, lib_modules
+from lib.core import params as _params
+from lib.core.claims import EVIDENCE, FAILS, HOLDS, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED, from_notebook, to_html
+
+
+def toc_chapters() -> list[str]:
+    """Chapter ids that are in the table of contents (the published ones)."""
+    toc = (ROOT / "_toc.yml").read_text()
+    return [c for c in _params.chapters() if f"book/{c}" in toc]
+
+
+def all_claims(chapters: list[str] | None = None) -> list[dict[str, Any]]:
+    """Every claim recorded in the executed chapters in ``book/``."""
+    out: list[dict[str, Any]] = []
+    for c in chapters if chapters is not None else toc_chapters():
+        path = BOOK / f"{c}.ipynb"
+        if path.exists():
+            out.extend(from_notebook(str(path)))
+    return out
+
+
+_FILTER = """<p><label><input type="checkbox" id="evidence-only"> show the evidence only (theorem and
+experiment claims; sanity checks, findings and unclassified claims hidden)</label></p>
+<script>
+document.getElementById("evidence-only").addEventListener("change", function (e) {
+  document.querySelectorAll("table.claims-table tr[data-kind]").forEach(function (row) {
+    var k = row.getAttribute("data-kind");
+    row.style.display = (e.target.checked && k !== "theorem" && k !== "experiment") ? "none" : "";
+  });
+});
+</script>"""
+
+
+def results_page(chapters: list[str] | None = None) -> str:
+    """The Markdown of ``book/results.md``: every chapter's claims, counted by kind and verdict, in one table."""
+    chapters = chapters if chapters is not None else toc_chapters()
+    records = all_claims(chapters)
+    verdicts = (HOLDS, FAILS, NOT_DISCRIMINATING, NOT_RUN)
+    kinds = KINDS + (UNCLASSIFIED,)
+    lines = ["# Results: every claim, every chapter", "",
+             "This page is generated from the executed chapters (`python -m lib results`). Each row is one "
+             "sentence of a paper made checkable: our measured value, the criterion, the verdict at the preset "
+             "the published chapter ran with (`book`), and the claim's **kind**: `theorem` and `experiment` "
+             "claims are the evidence, and each runs the same criterion on the closest wrong alternative (its "
+             "**control**), which must fail; a claim whose control passes too is *not discriminating*. `sanity` "
+             "claims check identities and our own code, `finding`s are errors or gaps in a paper or observations "
+             "of ours. A claim that does not hold is listed as such; the chapter explains why.", "",
+             "| chapter | preset | claims | " + " | ".join(kinds) + " | " + " | ".join(verdicts) + " |",
+             "|---|---|---|" + "---|" * (len(kinds) + len(verdicts))]
+    for c in chapters:
+        rs = [r for r in records if r["chapter"] == c]
+        if not rs:
+            continue
+        nk = [sum(r.get("kind", UNCLASSIFIED) == k for r in rs) for k in kinds]
+        nv = [sum(r["verdict"] == v for r in rs) for v in verdicts]
+        title = _params.load(c).title
+        lines.append(f"| [{title}]({c}.ipynb) | {rs[0]['preset']} | {len(rs)} | " +
+                     " | ".join(map(str, nk)) + " | " + " | ".join(map(str, nv)) + " |")
+    ev = [r for r in records if r.get("kind") in EVIDENCE]
+    no_ctl = sum(1 for r in ev if not r.get("control") and r["verdict"] != NOT_RUN)
+    lines += ["", f"Evidence claims: {len(ev)}; run without a control: {no_ctl}.", "",
+              "## All claims", "", "```{raw} html", _FILTER, to_html(records, with_chapter=True), "```", ""]
+    return "\n".join(lines)
+
+
+_LAYERS = [("lib.core", "Core: what every chapter uses"), ("lib.engine", "Engine: batched training and sweeps"),
+           ("lib.chapters", "Chapters: one package per paper"), ("lib.book", "Book: runs, pages, the command line")]
+
+
+def _modules() -> list[tuple[str, Path]]:
+    """Every module and package of ``lib`` (dotted name, file), sorted."""
+    out = []
+    for f in sorted((ROOT / "lib").rglob("*.py")):
+        rel = f.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
+        if parts[-1].startswith("_") and parts[-1] != "__init__":
+            continue
+        out.append((".".join(parts), f))
+    return sorted(out)
+
+
+def _summary(f: Path) -> str:
+    doc = ast.get_docstring(ast.parse(f.read_text())) or ""
+    summary = doc.split("\n\n")[0].replace("\n", " ").strip()
+    return re.sub(r":(mod|func|class|meth|data):`", r"{py:\1}`", summary) or "(no docstring)"
+
+
+def library_page() -> str:
+    """The Markdown of ``book/library.md``: every ``lib`` module by layer, its summary, the chapters using it."""
+    import nbformat
+    users: dict[str, list[str]] = {}
+    for c in toc_chapters():
+        nb = nbformat.read(_params.NOTEBOOKS / f"{c}.ipynb", as_version=4)
+        for m in lib_modules([x.source for x in nb.cells if x.cell_type == "code"]):
+            users.setdefault(m, []).append(c)
+    lines = ["# The library", "",
+             "The chapters import one library, `lib` (the repository's `lib/` folder), in four layers: each imports "
+             "only the layers listed before it. A chapter's own code lives in `lib/chapters/<chapter_id>/`. This page "
+             "is generated (`python -m lib results`) from the modules' docstrings and lists the chapters that use "
+             "each module.", ""]
+    mods = _modules()
+    for prefix, title in _LAYERS:
+        lines += [f"## {title}", ""]
+        for m, f in mods:
+            if m != prefix and not m.startswith(prefix + "."):
+                continue
+            used = ", ".join(f"[{c}]({c}.ipynb)" for c in users.get(m, []))
+            lines += [f"### `{m}`", "", f"```{{py:module}} {m}", "```", "", _summary(f), ""]
+            if used and m.count(".") >= 2:
+                lines += [f"Used by: {used}.", ""]
+    return "\n".join(lines)
+
+
+def statistics_page(chapters: list[str] | None = None) -> str:
+    """The Markdown of ``book/statistics.md``: how each executed chapter was made (preset, wall and CPU
+    time, date, commit, versions), read from the record in its metadata."""
+    chapters = chapters if chapters is not None else toc_chapters()
+    lines = ["# Execution statistics", "",
+             "How each published chapter was executed: the preset, the wall-clock and CPU time of the run, when, "
+             "from which commit, on what machine. Generated from each executed notebook's record "
+             "(`python -m lib results`).", "",
+             "| chapter | preset | wall time (s) | CPU time (s) | date | commit | machine | torch |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in chapters:
+        m = executed_meta(BOOK / f"{c}.ipynb")
+        if not m:
+            continue
+        info = m.get("run_info", {}) or {}
+        lines.append(f"| [{c}]({c}.ipynb) | {m.get('preset', '')} | {m.get('wall_s', '')} | "
+                     f"{m.get('cpu_s', '—')} | {str(m.get('date', ''))[:10]} | `{str(m.get('commit', ''))[:10]}` | "
+                     f"{info.get('cpu', info.get('device', ''))} | {info.get('torch', '')} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_results() -> list[Path]:
+    """Write the generated pages (results, library) when their text changed."""
+    out = []
+    for name, text in (("results.md", results_page()), ("library.md", library_page()),
+                       ("statistics.md", statistics_page())):
+        path = BOOK / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        out.append(path)
+    return out

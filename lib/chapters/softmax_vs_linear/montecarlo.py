@@ -1,0 +1,190 @@
+"""Softmax vs linear attention: Monte-Carlo success counts over families of random networks, and panels of them.
+
+A panel sweeps one parameter (n, k, d, m, τ or b), counts how many of R random networks separate the two
+datasets, and sets the count against the closed-form probability of :mod:`lib.chapters.softmax_vs_linear.theory`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from lib.chapters.softmax_vs_linear.constructions import (
+    DT,
+    X_cross,
+    X_self,
+    cross_pair,
+    network,
+    rademacher,
+    self_pair,
+    toy_pair,
+)
+from lib.chapters.softmax_vs_linear.theory import p_success, toy_theory, window
+from lib.core import attention as att
+
+
+# ----------------------------------------------------------------------------------------------
+# Monte Carlo: the paper's event E counted over R random models
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Counts:
+    """Per random model: E (the four-way event), and the four network outputs' firing indicators."""
+    E: int
+    exp1: int     # F_exp(D1) > 0
+    exp0: int     # F_exp(D0) > 0
+    lin1: int     # F_lin(D1) > 0
+    lin0: int     # F_lin(D0) > 0
+    sep: int      # F_exp(D1) > 0 and F_exp(D0) = 0: the 'exp' network alone separates
+    R: int
+
+
+def _count(F: dict[str, Tensor]) -> Counts:
+    fire = {k: v > 0 for k, v in F.items()}
+    E = fire["exp1"] & ~fire["exp0"] & ~fire["lin1"] & ~fire["lin0"]
+    sep = fire["exp1"] & ~fire["exp0"]
+    return Counts(int(E.sum()), *(int(fire[k].sum()) for k in ("exp1", "exp0", "lin1", "lin0")),
+                  sep=int(sep.sum()), R=len(E))
+
+
+def _chunks(R: int, per: int) -> list[int]:
+    out = [per] * (R // per)
+    return out + ([R % per] if R % per else [])
+
+
+def mc_toy(n: int, b: float, m: int, tau: float, R: int, seed: int) -> Counts:
+    """Toy model (Sections 3-5): ``F(x) = Σ_r φ_τ(<w_r, f(x)>)``, W ∈ {±1}^{n×m}, R random models."""
+    gen = torch.Generator().manual_seed(seed)
+    F: dict[str, list[Tensor]] = {k: [] for k in ("exp1", "exp0", "lin1", "lin0")}
+    for Rc in _chunks(R, max(1, 2_000_000 // (n * m))):
+        x0, x1, _ = toy_pair(Rc, n, b, gen)
+        W = rademacher((Rc, n, m), gen)
+        for name, x in (("0", x0), ("1", x1)):
+            for kind, tag in (("softmax", "exp"), ("linear", "lin")):
+                f = att.normalize(x.unsqueeze(-2), kind)              # [Rc, 1, n]: one attention row
+                F[tag + name].append(network(f, W, tau))
+    return _count({k: torch.cat(v) for k, v in F.items()})
+
+
+def mc_pairs(construction: str, n: int, k: int, b: float, m: int, tau: float, R: int, seed: int,
+             X: Tensor | None = None, kinds: tuple[str, str] = ("softmax", "linear")) -> Counts:
+    """Self-attention ('self-D', 'self-E') or cross-attention ('cross') with k groups: R random models
+    (random W, needle position and group assignment each), counted as in the paper's Section 7.
+    ``X`` overrides the construction's combined parameter (for the counter-check); ``kinds`` names the
+    maps used for the 'exp' and 'lin' networks (both 'linear' in the counter-check)."""
+    gen = torch.Generator().manual_seed(seed)
+    d = k + 1 if construction == "cross" else k + 2
+    if X is None:
+        X = X_cross(d, b) if construction == "cross" else X_self(k, b, construction[-1])
+    F: dict[str, list[Tensor]] = {k_: [] for k_ in ("exp1", "exp0", "lin1", "lin0")}
+    for Rc in _chunks(R, max(1, 4_000_000 // (n * n))):
+        if construction == "cross":
+            Q, K0, K1, *_ = cross_pair(Rc, n, d, gen)
+            data = {"0": (Q, K0), "1": (Q, K1)}
+        else:
+            A0, A1, *_ = self_pair(Rc, n, k, gen)
+            data = {"0": (A0, A0), "1": (A1, A1)}
+        W = rademacher((Rc, d, m), gen)
+        eye = torch.eye(d, dtype=DT).unsqueeze(0)
+        for name, (a1, a2) in data.items():
+            S = att.scores(a1, a2, X.unsqueeze(-3), eye)            # shared by both maps
+            for kind, tag in zip(kinds, ("exp", "lin"), strict=False):
+                c = att.normalize(S, kind).squeeze(-3) @ a2          # = attend(a1, a2, X, kind)[0]
+                F[tag + name].append(network(c, W, tau))
+    return _count({k_: torch.cat(v) for k_, v in F.items()})
+
+
+def binom_ok(count: int, R: int, p: float, z: float = 4.0) -> bool:
+    """``count`` within ``z`` binomial standard deviations of ``R p`` (plus 1 for the integer grid)."""
+    return abs(count - R * p) <= z * math.sqrt(R * p * (1 - p)) + 1.0
+
+
+def sweep(fn: Callable[..., Counts], grid: Sequence, key: str, base: dict, seed: int) -> list[Counts]:
+    """Run ``fn(**base, key=v)`` for each v of ``grid`` with the seed ``seed + 1000·i`` (reproducible)."""
+    return [fn(**{**base, key: v}, seed=seed + 1000 * i) for i, v in enumerate(grid)]
+
+
+# ----------------------------------------------------------------------------------------------
+# the figure analogues: one panel = one swept parameter, counted over R random models per point
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Panel:
+    """One swept parameter of a Fig 3/4/5/7 analogue, with the exact theory at every point."""
+    construction: str
+    key: str                   # the swept parameter: 'n', 'k' (self) / 'd' (cross), 'b', 'm', 'tau'
+    xs: list
+    counts: list[Counts]
+    theory: np.ndarray         # exact P(E) where it is known (tau > tau_rest), NaN elsewhere
+    zero: np.ndarray           # the needle row cannot reach tau at all (P(E) = 0 exactly)
+    in_window: np.ndarray      # tau_lo < tau < tau_hi: the theorem's regime, P(E) = 1 - (1 - 2^-s)^m
+    rest_silent: np.ndarray    # tau > tau_rest: linear and D0 can never fire
+    R: int
+
+    @property
+    def E(self) -> np.ndarray:
+        return np.array([c.E for c in self.counts])
+
+    @property
+    def lin_fires(self) -> np.ndarray:
+        """Models in which the linear network fired on D0 or D1 (at most the sum of the two counts)."""
+        return np.array([max(c.lin0, c.lin1) for c in self.counts])
+
+    def agree(self, z: float = 4.0) -> np.ndarray:
+        """Per point: the count matches the exact theory (binomial, z sd; exactly 0 where P = 0)."""
+        out = np.ones(len(self.xs), bool)
+        for i, (c, p) in enumerate(zip(self.counts, self.theory, strict=False)):
+            if self.zero[i]:
+                out[i] = c.E == 0
+            elif not np.isnan(p):
+                out[i] = binom_ok(c.E, self.R, float(p), z)
+        return out
+
+    def linear_silent(self) -> bool:
+        """Linear attention never fired (on D0 or D1) at any point where the window says it cannot."""
+        return bool(all(c.lin0 == 0 and c.lin1 == 0 for c, s in zip(self.counts, self.rest_silent, strict=False) if s))
+
+
+def run_panel(construction: str, key: str, grid: Sequence, base: dict, R: int, seed: int) -> Panel:
+    """Sweep ``key`` over ``grid`` with the other parameters in ``base`` (n, k, m, tau, b_offset; b is
+    ``ln n + b_offset`` unless swept). For cross-attention the swept dimension is d = k + 1."""
+    counts, theory, zero, inwin, silent = [], [], [], [], []
+    for i, v in enumerate(grid):
+        p = dict(base)
+        if key == "d":
+            p["k"] = int(v) - 1
+        else:
+            p[key] = v
+        n, k, m, tau = int(p["n"]), int(p["k"]), int(p["m"]), float(p["tau"])
+        b = float(p["b"]) if key == "b" else math.log(n) + float(p["b_offset"])
+        counts.append(mc_pairs(construction, n, k, b, m, tau, R, seed + 1000 * i))
+        w = window(construction, n, k, b)
+        p1 = w.p1(tau)
+        silent.append(tau > w.tau_rest)
+        theory.append(p_success(p1, m) if tau > w.tau_rest else np.nan)
+        zero.append(tau >= w.tau_top)
+        inwin.append(w.tau_lo < tau < w.tau_hi)
+    return Panel(construction, key, list(grid), counts, np.array(theory), np.array(zero), np.array(inwin),
+                 np.array(silent), R)
+
+
+def toy_panel(key: str, grid: Sequence, base: dict, R: int, seed: int) -> Panel:
+    """Fig 3 analogue: sweep n or m of the toy model; the theory is :func:`toy_theory` (exact)."""
+    counts, theory = [], []
+    for i, v in enumerate(grid):
+        p = {**base, key: v}
+        n, m, tau = int(p["n"]), int(p["m"]), float(p["tau"])
+        b = math.log(n) + float(p["b_offset"])
+        counts.append(mc_toy(n, b, m, tau, R, seed + 1000 * i))
+        theory.append(toy_theory(n, b, m, tau))
+    z = np.zeros(len(grid), bool)
+    return Panel("toy", key, list(grid), counts, np.array(theory), z, ~z, z, R)
+
+
+def sampled_fire_rate(c_row: np.ndarray, tau: float, N: int, seed: int) -> float:
+    """Frequency of ``<w, c_row> > τ`` over N random sign vectors (the '1/8' and '1/4' of D.4 and F.4)."""
+    gen = torch.Generator().manual_seed(seed)
+    w = rademacher((N, len(c_row)), gen)
+    return float(((w @ torch.as_tensor(c_row, dtype=DT)) > tau).to(DT).mean())

@@ -1,0 +1,268 @@
+"""Claims: one sentence of a paper made checkable, with our measured value and a verdict.
+
+A chapter keeps one :class:`Claims` ledger and records each claim next to the check that tests it::
+
+    C = Claims("mha-memorization", preset=P["preset"])
+    C.close("thm1-T", "Theorem 1: T = H(n-1)+1 examples are memorized", paper=41, ours=41.0, atol=0)
+    C.check("prop2-rank", "rank(Z) <= H(n-1)+1 for any weights", paper="<= 41", ours="41 (max over 200 draws)",
+            ok=max_rank <= 41)
+    C.not_run("fig2-paper", "Fig 2 at d = 64", paper="...", reason="paper preset only")
+    C.check("thm1-rank", "rank Z = T for T = H(n-1)+1", kind=THEOREM, paper=41, ours=rank, ok=rank == T,
+            control=Control("T+1 examples (one past capacity)", passed=rank_plus == T + 1, value=rank_plus))
+    C.table()    # the reader's table (last cell of the chapter)
+    C.digest()   # the regression digest: verdicts, and values only where they are machine-stable
+
+**Kinds.** ``theorem`` (a statement of the paper checked by a construction, an exact computation or a
+randomized test), ``experiment`` (trained or measured; it records its :class:`Scale`, ours next to the
+paper's), ``finding`` (an error or gap in the paper, or an observation of ours) and ``sanity`` (an identity,
+a parameter count, a check of our own code: shown, never counted as evidence).
+
+**Controls.** A theorem or experiment claim runs the same criterion, through the same code, on the closest
+wrong alternative a skeptic would raise (one example past capacity, the rival curve, the other model, a
+perturbed construction) and records it as its :class:`Control`. The control must fail: a claim that holds
+while its control passes too gets the verdict **not discriminating**, never "holds". For :meth:`Claims.close`
+and :meth:`Claims.bound` a control given as ``(description, alternative value)`` is judged by the very same
+tolerance; for :meth:`Claims.check` the caller computes ``passed`` with the same expression as ``ok``.
+
+**Scale.** An experiment whose preset is below the smallest scale at which it means anything
+(``Scale(..., enough=False, why=...)``) is "not run at this preset" with that reason, never "does not hold".
+
+A claim that does not hold is recorded as such; nothing raises, the notebook completes. The table's
+display carries the claims as JSON in its output metadata (key ``attention_claims``); ``python -m lib
+claims`` and the results page read them from the executed chapters in ``book/``.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+HOLDS, FAILS, NOT_RUN = "holds", "does not hold", "not run at this preset"
+NOT_DISCRIMINATING = "not discriminating"
+VERDICTS = (HOLDS, FAILS, NOT_DISCRIMINATING, NOT_RUN)
+THEOREM, EXPERIMENT, FINDING, SANITY = "theorem", "experiment", "finding", "sanity"
+UNCLASSIFIED = "unclassified"          # a claim recorded without a kind (older chapters; to be classified)
+KINDS = (THEOREM, EXPERIMENT, FINDING, SANITY)
+EVIDENCE = (THEOREM, EXPERIMENT)       # the kinds that count as evidence; each needs a control
+META_KEY = "attention_claims"
+
+
+@dataclass
+class Control:
+    """The claim's criterion applied to the closest wrong alternative. ``passed`` must be False."""
+    description: str   # the alternative, e.g. "T+1 examples (one past capacity)", "the rival fit y = a H^2"
+    passed: bool       # did the alternative pass the same criterion?
+    value: str = ""    # the alternative's measured value, formatted
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"description": self.description, "passed": bool(self.passed), "value": str(self.value)}
+
+
+@dataclass
+class Scale:
+    """The scale an experiment ran at, next to the paper's; ``enough`` False means below the smallest scale
+    at which the claim means anything (the verdict is then "not run at this preset", with ``why``)."""
+    ours: str
+    paper: str
+    enough: bool = True
+    why: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ours": self.ours, "paper": self.paper, "enough": bool(self.enough), "why": self.why}
+
+
+def _bool(x: Any, what: str) -> bool:
+    if not isinstance(x, bool) and type(x).__name__ not in ("bool_", "bool"):
+        raise TypeError(f"{what} must be a bool computed from a measurement, got {type(x)}")
+    return bool(x)
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: str   # the paper's sentence, made checkable
+    paper: str       # the paper's statement or number
+    ours: str        # our measured value, formatted
+    criterion: str   # the tolerance or the inequality that decides the verdict
+    verdict: str     # HOLDS | FAILS | NOT_RUN
+    stable: bool     # True when `ours` is the same on any x86 CPU (exact results, integers)
+    kind: str = UNCLASSIFIED
+    control: dict | None = None   # Control.as_dict()
+    scale: dict | None = None     # Scale.as_dict()
+
+    def __repr__(self) -> str:
+        """One line shown under the check that recorded it; the value only when it is machine-stable."""
+        mark = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈"}[self.verdict]
+        line = f"{mark} {self.kind} claim {self.id}: {self.verdict}" + (f" (ours: {self.ours})" if self.stable else "")
+        if self.control is not None:
+            line += f"; control ({self.control['description']}): {'passes' if self.control['passed'] else 'fails'}"
+        return line
+
+
+class Claims:
+    """The ledger of one chapter's claims."""
+
+    def __init__(self, chapter: str, preset: str = "book") -> None:
+        self.chapter, self.preset = chapter, preset
+        self.claims: dict[str, Claim] = {}
+
+    def _add(self, claim: Claim, ok: bool, kind: str | None, control: Control | None,
+             scale: Scale | None) -> Claim:
+        if claim.id in self.claims:
+            raise ValueError(f"claim id '{claim.id}' recorded twice")
+        kind = kind or UNCLASSIFIED
+        if kind not in KINDS + (UNCLASSIFIED,):
+            raise ValueError(f"claim '{claim.id}': kind must be one of {KINDS}, got {kind!r}")
+        claim.kind = kind
+        claim.control = None if control is None else control.as_dict()
+        claim.scale = None if scale is None else scale.as_dict()
+        if scale is not None and not scale.enough:
+            claim.verdict = NOT_RUN
+            claim.criterion = f"below this claim's meaningful scale: {scale.why} (criterion: {claim.criterion})"
+        elif not ok:
+            claim.verdict = FAILS
+        elif control is not None and control.passed:
+            claim.verdict = NOT_DISCRIMINATING
+        else:
+            claim.verdict = HOLDS
+        self.claims[claim.id] = claim
+        return claim
+
+    def check(self, id: str, statement: str, *, paper: Any, ours: Any, ok: bool, criterion: str = "",
+              stable: bool = True, kind: str | None = None, control: Control | tuple | None = None,
+              scale: Scale | None = None) -> Claim:
+        """A claim decided by a computed boolean ``ok`` (e.g. ``rank == T`` or ``err < 1e-10``). ``control``:
+        a :class:`Control`, or ``(description, passed[, value])`` computed by the same expression as ``ok``."""
+        ok = _bool(ok, f"claim '{id}': ok")
+        if isinstance(control, tuple):
+            control = Control(control[0], _bool(control[1], f"claim '{id}': control"),
+                              str(control[2]) if len(control) > 2 else "")
+        return self._add(Claim(id, statement, str(paper), str(ours), criterion, "", stable), ok, kind,
+                         control, scale)
+
+    def close(self, id: str, statement: str, *, paper: float, ours: float, rtol: float = 0.0,
+              atol: float = 0.0, fmt: str = ".4g", stable: bool = False, paper_text: str | None = None,
+              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None) -> Claim:
+        """A number that should match the paper's: holds when |ours - paper| <= atol + rtol*|paper|.
+        ``control=(description, alternative value)`` is judged by the same tolerance."""
+        def within(x: float) -> bool:
+            return math.isfinite(x) and abs(x - paper) <= atol + rtol * abs(paper)
+        crit = " + ".join(s for s in (f"{atol:g}" if atol else "", f"{rtol:g}·|paper|" if rtol else "") if s)
+        if isinstance(control, tuple):
+            control = Control(control[0], within(float(control[1])), format(float(control[1]), fmt))
+        return self._add(Claim(id, statement, paper_text or format(paper, fmt), format(ours, fmt),
+                               f"|ours − paper| ≤ {crit or '0'}", "", stable), within(ours), kind, control, scale)
+
+    def bound(self, id: str, statement: str, *, ours: float, upper: float | None = None,
+              lower: float | None = None, paper: str = "", fmt: str = ".4g", stable: bool = False,
+              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None) -> Claim:
+        """A measured value that must lie inside [lower, upper]. ``control=(description, alternative
+        value)`` is judged by the same interval."""
+        def inside(x: float) -> bool:
+            return math.isfinite(x) and (upper is None or x <= upper) and (lower is None or x >= lower)
+        crit = " ≤ ".join(s for s in (format(lower, fmt) if lower is not None else "", "ours",
+                                      format(upper, fmt) if upper is not None else "") if s)
+        if isinstance(control, tuple):
+            control = Control(control[0], inside(float(control[1])), format(float(control[1]), fmt))
+        return self._add(Claim(id, statement, paper or crit, format(ours, fmt), crit, "", stable), inside(ours),
+                         kind, control, scale)
+
+    def not_run(self, id: str, statement: str, *, paper: Any, reason: str, kind: str | None = None,
+                scale: Scale | None = None) -> Claim:
+        """A claim this preset does not test (e.g. one that needs the paper's scale)."""
+        c = self._add(Claim(id, statement, str(paper), "—", reason, "", True), True, kind, None, scale)
+        c.verdict, c.criterion = NOT_RUN, reason
+        return c
+
+    def sanity(self, id: str, statement: str, **kw: Any) -> Claim:
+        """A check of an identity, a count or our own code (:meth:`check` with ``kind=SANITY``)."""
+        return self.check(id, statement, kind=SANITY, **kw)
+
+    def missing_controls(self) -> list[str]:
+        """Ids of theorem and experiment claims that were run without a control."""
+        return [c.id for c in self.claims.values()
+                if c.kind in EVIDENCE and c.control is None and c.verdict != NOT_RUN]
+
+    # ---- display -------------------------------------------------------------------------
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(asdict(c), chapter=self.chapter, preset=self.preset) for c in self.claims.values()]
+
+    def counts(self) -> dict[str, int]:
+        out = {v: 0 for v in VERDICTS}
+        for c in self.claims.values():
+            out[c.verdict] += 1
+        return out
+
+    def kinds(self) -> dict[str, int]:
+        out = {k: 0 for k in KINDS + (UNCLASSIFIED,)}
+        for c in self.claims.values():
+            out[c.kind] += 1
+        return {k: v for k, v in out.items() if v}
+
+    def table(self) -> None:
+        """Display the reader's claims table; its output metadata carries the claims as JSON."""
+        from IPython.display import display
+        display({"text/html": to_html(self.records()), "text/plain": self.summary()},
+                metadata={META_KEY: self.records()}, raw=True)
+
+    def summary(self) -> str:
+        c = self.counts()
+        nd = f", {c[NOT_DISCRIMINATING]} not discriminating" if c[NOT_DISCRIMINATING] else ""
+        kinds = ", ".join(f"{v} {k}" for k, v in self.kinds().items())
+        return (f"{len(self.claims)} claims ({kinds}): {c[HOLDS]} hold, {c[FAILS]} do not hold{nd}, "
+                f"{c[NOT_RUN]} not run at preset '{self.preset}'")
+
+    def digest(self) -> None:
+        """Print the machine-stable part of the ledger (for the nbval regression)."""
+        print(self.summary())
+        for c in self.claims.values():
+            ctl = "" if c.control is None else f" | control {'passes' if c.control['passed'] else 'fails'}"
+            print(f"{c.id} [{c.kind}]: {c.verdict}" + (f" | ours = {c.ours}" if c.stable else "") + ctl)
+
+
+_BADGE = {HOLDS: ("✓ holds", "#1a7f37"), FAILS: ("✗ does not hold", "#cf222e"),
+          NOT_DISCRIMINATING: ("≈ not discriminating", "#8c959f"), NOT_RUN: ("– not run at this preset", "#6e7781")}
+
+
+def _control_html(r: dict[str, Any]) -> str:
+    c = r.get("control")
+    if not c:
+        return "—" if r.get("kind", UNCLASSIFIED) in EVIDENCE else ""
+    res = "passes (!)" if c["passed"] else "fails, as it must"
+    val = f" ({html.escape(c['value'])})" if c.get("value") else ""
+    return f"{html.escape(c['description'])}{val}: <b>{res}</b>"
+
+
+def _scale_html(r: dict[str, Any]) -> str:
+    s = r.get("scale")
+    return "" if not s else f"ours: {html.escape(s['ours'])}<br>paper: {html.escape(s['paper'])}"
+
+
+def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
+    """Render claim records as an HTML table (used in chapters and on the results page). Each row carries
+    ``data-kind`` so that a page can filter to the evidence (theorem and experiment claims)."""
+    e = html.escape
+    head = ("<th>chapter</th>" if with_chapter else "") + ("<th>claim</th><th>kind</th><th>statement</th>"
+            "<th>paper</th><th>ours</th><th>criterion</th><th>control</th><th>scale</th><th>verdict</th>")
+    rows = []
+    for r in records:
+        label, colour = _BADGE[r["verdict"]]
+        kind = r.get("kind", UNCLASSIFIED)
+        rows.append(f"<tr data-kind='{e(kind)}'>" + (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
+                    f"<td><code>{e(r['id'])}</code></td><td>{e(kind)}</td><td>{e(r['statement'])}</td>"
+                    f"<td>{e(r['paper'])}</td><td>{e(r['ours'])}</td><td>{e(r['criterion'])}</td>"
+                    f"<td>{_control_html(r)}</td><td>{_scale_html(r)}</td>"
+                    f"<td style='color:{colour};font-weight:600;white-space:nowrap'>{label}</td></tr>")
+    return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def from_notebook(path: str) -> list[dict[str, Any]]:
+    """All claim records found in the output metadata of an executed notebook."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    out: list[dict[str, Any]] = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            out.extend(o.get("metadata", {}).get(META_KEY, []))
+    return out
