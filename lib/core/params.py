@@ -18,6 +18,15 @@ Each chapter ``notebooks/<id>.ipynb`` has a spec ``notebooks/<id>.params.toml``:
     choices = ["auto", "cpu", "cuda"]
     help = "where to run"
 
+    [params.cases]          # a grid: a list of records with named, typed fields
+    type = "list[record]"
+    default = [{L = 2, N = 4, dx = 3}]
+    help = "the exact-rank grid"
+    fields.L = {type = "int", min = 1, max = 4, help = "depth"}
+    fields.N = {type = "int", min = 2, help = "sequence length"}
+    fields.dx = {type = "int", min = 1, help = "embedding dimension"}
+    checks = [{check = "dx <= 13", message = "exact ranks above d_x = 13 do not fit in memory"}]
+
     [[constraints]]         # relations between parameters, a Python expression over their names
     check = "d_h <= d"
     message = "the head dimension d_h cannot exceed the model dimension d"
@@ -41,7 +50,8 @@ from typing import Any, Mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
-TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]")
+TYPES = ("int", "float", "bool", "str", "list[int]", "list[float]", "list[str]", "list[record]")
+FIELD_TYPES = ("int", "float", "bool", "str")
 REQUIRED_PRESETS = ("smoke", "book", "paper")
 STANDARD = ("preset", "seed", "device")
 
@@ -59,9 +69,15 @@ class Param:
     min: float | None = None
     max: float | None = None
     choices: tuple | None = None
+    fields: tuple[Param, ...] | None = None           # list[record]: the records' named, typed fields
+    checks: tuple[tuple[str, str], ...] = ()          # list[record]: rules on each record, over its field names
 
     def allowed(self) -> str:
         """Human-readable description of the allowed values."""
+        if self.type == "list[record]":
+            inner = ", ".join(f"{f.name}: {f.allowed()}" for f in self.fields or ())
+            rules = "".join(f"; {expr} ({msg})" for expr, msg in self.checks)
+            return f"a non-empty list of records {{{inner}}}{rules}"
         if self.choices is not None:
             return "one of " + ", ".join(repr(c) for c in self.choices)
         what = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string",
@@ -78,6 +94,10 @@ class Param:
         """Return ``value`` coerced to this parameter's type, or raise :class:`ParameterError`."""
         bad = ParameterError(f"parameter '{self.name}' = {value!r} is invalid: expected {self.allowed()}")
         base = self.type.removeprefix("list[").removesuffix("]")
+        if self.type == "list[record]":
+            if not isinstance(value, (list, tuple)) or len(value) == 0:
+                raise bad
+            return [self._record(i, r) for i, r in enumerate(value)]
         if self.type.startswith("list"):
             if not isinstance(value, (list, tuple)) or len(value) == 0:
                 raise bad
@@ -105,9 +125,36 @@ class Param:
                 raise bad
         return v
 
+    def _record(self, i: int, r: Any) -> dict[str, Any]:
+        """One record of a ``list[record]`` checked field by field, then against the record rules."""
+        where = f"{self.name}[{i}]"
+        if not isinstance(r, Mapping):
+            raise ParameterError(f"parameter '{where}' = {r!r} is invalid: expected a record {{field: value}}")
+        names = [f.name for f in self.fields or ()]
+        extra = [k for k in r if k not in names]
+        if extra:
+            raise ParameterError(f"parameter '{where}' has an unknown field '{extra[0]}': fields are {', '.join(names)}")
+        out = {}
+        for f in self.fields or ():
+            if f.name not in r and f.default is None:
+                raise ParameterError(f"parameter '{where}' lacks the field '{f.name}' ({f.help})")
+            sub = Param(f"{where}.{f.name}", f.type, f.default, f.help, f.min, f.max, f.choices)
+            out[f.name] = sub.check(r.get(f.name, f.default))
+        for expr, message in self.checks:
+            if not eval(compile(expr, "<record check>", "eval"), {"__builtins__": _SAFE}, dict(out)):
+                raise ParameterError(f"parameter '{where}' = {out!r} violates '{expr}': {message}")
+        return out
+
     def parse(self, text: str) -> Any:
-        """Parse a command-line string (``--set name=text``) into this parameter's type."""
+        """Parse a command-line string (``--set name=text``) into this parameter's type (records: JSON,
+        e.g. ``--set cases='[{"L": 2, "N": 4, "dx": 3}]'``)."""
         base = self.type.removeprefix("list[").removesuffix("]")
+        if self.type == "list[record]":
+            try:
+                return self.check(json.loads(text))
+            except json.JSONDecodeError:
+                raise ParameterError(f"parameter '{self.name}' = {text!r} is invalid: expected JSON, "
+                                     f"{self.allowed()}") from None
         if self.type.startswith("list"):
             t = text.strip()
             items = json.loads(t) if t.startswith("[") else [s for s in t.split(",") if s.strip()]
@@ -206,6 +253,24 @@ def chapters() -> list[str]:
     return sorted(ids, key=lambda c: (toc.find(f"book/{c}") if f"book/{c}" in toc else 10**9, c))
 
 
+def _param(where: str, name: str, d: Mapping[str, Any]) -> Param:
+    """A Param from its TOML table (a ``list[record]`` with its ``fields`` and ``checks``)."""
+    fields = None
+    if d["type"] == "list[record]":
+        if not d.get("fields"):
+            raise ValueError(f"{where}: parameter '{name}' of type list[record] declares no fields")
+        fields = []
+        for fname, fd in d["fields"].items():
+            if fd.get("type") not in FIELD_TYPES:
+                raise ValueError(f"{where}: field '{name}.{fname}' has type {fd.get('type')!r}; use one of {FIELD_TYPES}")
+            fields.append(Param(fname, fd["type"], fd.get("default"), fd.get("help", fname), fd.get("min"),
+                                fd.get("max"), tuple(fd["choices"]) if "choices" in fd else None))
+        fields = tuple(fields)
+    return Param(name=name, type=d["type"], default=d["default"], help=d["help"], min=d.get("min"), max=d.get("max"),
+                 choices=tuple(d["choices"]) if "choices" in d else None, fields=fields,
+                 checks=tuple((c["check"], c["message"]) for c in d.get("checks", [])))
+
+
 def load(chapter: str) -> Spec:
     """Read and check the spec of ``chapter``; raise ParameterError for an unknown chapter."""
     path = NOTEBOOKS / f"{chapter}.params.toml"
@@ -216,10 +281,7 @@ def load(chapter: str) -> Spec:
     for name, d in raw.get("params", {}).items():
         if d.get("type") not in TYPES:
             raise ValueError(f"{path.name}: parameter '{name}' has type {d.get('type')!r}; use one of {TYPES}")
-        p = Param(name=name, type=d["type"], default=d["default"], help=d["help"],
-                  min=d.get("min"), max=d.get("max"),
-                  choices=tuple(d["choices"]) if "choices" in d else None)
-        params[name] = p
+        params[name] = _param(path.name, name, d)
     for std in STANDARD:
         if std not in params:
             raise ValueError(f"{path.name}: the standard parameter '{std}' is missing")

@@ -92,3 +92,10 @@ def run_info() -> None:
     v = ", ".join(f"{k} {x}" for k, x in versions().items())
     print(f"ran on {describe(dev) if dev is not None else 'unknown device'} with "
           f"{_STARTED.get('threads')} torch thread(s) in {elapsed:.1f} s; {v}")
+
+
+def seed_hash(*parts: object) -> int:
+    """A stable 31-bit seed from any printable parts (Python's ``hash()`` of strings is salted per process):
+    the CRC-32 of their ``repr``. The one seed hash of the project."""
+    import zlib
+    return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF

@@ -1,7 +1,7 @@
 """Train a family of G independent small models in one batched computation.
 
 ``train_family(fam, data, seeds=..., steps=..., lr=...)`` trains the G models of a family
-(:mod:`lib.family`) together: one forward/backward pass over stacked parameters per step, one
+(:mod:`lib.engine.family`) together: one forward/backward pass over stacked parameters per step, one
 batched Adam update. Each model keeps everything that makes it *itself*:
 
 * its **seed**: model g's initial weights come from ``fam.init_one(seeds[g])`` and its batch order

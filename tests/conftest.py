@@ -1,0 +1,16 @@
+"""Test configuration shared by every test file.
+
+Hypothesis (the property-based tests of the theory, ``tests/test_properties_*.py``) runs under one fixed
+profile: derandomized (the same examples on every run, so CI is deterministic), no per-example deadline
+(the first call of a torch function is slow), and a bounded number of examples per test. Set
+``HYPOTHESIS_PROFILE=explore`` to draw fresh, more numerous examples when hunting for counterexamples.
+"""
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", deadline=None, max_examples=300,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
