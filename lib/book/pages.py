@@ -121,6 +121,24 @@ def library_page() -> str:
     return "\n".join(lines)
 
 
+HIDDEN_TAGS = ("remove-input", "remove-cell", "hide-input", "hide-cell")
+
+
+def code_share(path: Path) -> float:
+    """The visible code's share of a page: characters of code-cell sources shown on the page (not tagged
+    remove-input, remove-cell, hide-input or hide-cell) over those plus the markdown cells' characters."""
+    import nbformat
+    nb = nbformat.read(path, as_version=4)
+    code = prose = 0
+    for c in nb.cells:
+        tags = c.get("metadata", {}).get("tags", [])
+        if c.cell_type == "markdown":
+            prose += len(c.source)
+        elif c.cell_type == "code" and not any(t in tags for t in HIDDEN_TAGS):
+            code += len(c.source)
+    return code / max(code + prose, 1)
+
+
 def statistics_page(chapters: list[str] | None = None) -> str:
     """The Markdown of ``book/statistics.md``: how each executed chapter was made (preset, wall and CPU
     time, date, commit, versions), read from the record in its metadata."""
@@ -128,9 +146,10 @@ def statistics_page(chapters: list[str] | None = None) -> str:
     lines = ["# Execution statistics", "",
              "How each published chapter was executed: the preset, the wall-clock and CPU time of the run, when, "
              "from which commit, on what machine. Generated from each executed notebook's record "
-             "(`python -m lib results`).", "",
-             "| chapter | preset | wall time (s) | CPU time (s) | date | commit | machine | torch |",
-             "|---|---|---|---|---|---|---|---|"]
+             "(`python -m lib results`). *Visible code* is the share of the page's characters that are code shown to the "
+             "reader (the rest is prose; code folded or removed from the page is not counted).", "",
+             "| chapter | preset | wall time (s) | CPU time (s) | date | commit | machine | torch | visible code |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for c in chapters:
         m = executed_meta(BOOK / f"{c}.ipynb")
         if not m:
@@ -138,7 +157,8 @@ def statistics_page(chapters: list[str] | None = None) -> str:
         torch = (m.get("versions") or {}).get("torch", "")
         lines.append(f"| [{c}]({c}.ipynb) | {m.get('preset', '')} | {m.get('wall_s', '—')} | "
                      f"{m.get('cpu_s', '—')} | {str(m.get('executed', ''))[:10]} | `{str(m.get('commit', '—'))[:10]}` | "
-                     f"{m.get('machine', m.get('device', '—'))} | {torch} |")
+                     f"{m.get('machine', m.get('device', '—'))} | {torch} | "
+                     f"{100 * code_share(BOOK / f'{c}.ipynb'):.0f}% |")
     return "\n".join(lines) + "\n"
 
 
