@@ -40,6 +40,10 @@ def main() -> None:
     t_all = time.perf_counter()
     timed("Lemma 2 ranks", lambda: [aot.lemma2_rank(*cfg(s), rng) for s in P["lemma2_grid"] for _ in range(P["lemma2_draws"])])
     timed("Corollary 1 constructions", lambda: [aot.association_check(*cfg(s), rng) for s in P["construct_grid"] + P["negative_grid"]])
+    N0, S0, d0, dh0, _ = cfg(P["construct_grid"][0])
+    timed("controls (one head short; W_QK = 0)", lambda: (
+        aot.association_check(N0, S0, d0, dh0, aot.heads_short_of(N0, S0, d0, dh0), rng),
+        [aot.lemma2_rank(*cfg(s), rng, qk_scale=0.0) for s in P["lemma2_grid"]]))
     w, Pm = aot.full_support_task(P["dist_N"], 2, rng)
     timed("Prop. 2 encoders (all d)", lambda: [aot.best_encoder(w, Pm, d, restarts=P["dist_restarts"]) for d in range(1, P["dist_N"] - 1)])
     timed("Theorem 2", lambda: [aot.theorem2_check(*(int(x) if i < 3 else x for i, x in enumerate(cfg(s))), rng) for s in P["thm2_grid"]])

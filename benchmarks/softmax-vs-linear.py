@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/softmax-vs-linear.py [--preset book] [--threads 1 2]
 
 Reports, per thread count: the Monte-Carlo sweeps of Figs 3/4/5/7 (every point of the preset), the
-counter-check, the dynamic-range bisections and the learned comparison. The research note found two
+counter-check, the signed-X counterexample, the dynamic-range bisections and the learned comparison. The research note found two
 BLAS/intra-op threads about 10x slower than one at large n on the 2-core build machines (oversubscription
 on small matmuls); this script measures it on the machine at hand (one n = 480 point per thread count).
 """
@@ -63,6 +63,14 @@ def main() -> None:
                 X = torch.diag(torch.tensor([1.0] + [1.0 / inv] * kc, dtype=torch.float64))
                 sl_mc.mc_pairs("cross", n, kc, 0.0, P["cross_m0"], P["cross_tau0"], R, 0, X=X, kinds=("linear", "linear"))
     total += timed("counter-check", counter)
+
+    def signed():
+        for con, k, m, tau in (("self-D", P["self_k0"], P["self_m0"], P["self_tau0"]),
+                               ("cross", kc, P["cross_m0"], P["cross_tau0"])):
+            for X in (sl_theory.X_signed(con, k), None):     # the signed X, and the control (the paper's X)
+                for n in P["signed_n"]:
+                    sl_mc.mc_pairs(con, n, k, 1.0, m, tau, R, 0, X=X, kinds=("linear",))
+    total += timed("signed-X counterexample (with its control)", signed)
     total += timed("dynamic range (bisections)", lambda: [
         (sl_needle.min_scale(n, kc, "softmax", P["cross_tau0"], 0.0, 60.0, log=False),
          sl_needle.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])

@@ -7,8 +7,11 @@ import torch
 
 from lib.chapters.aot_memorization import construction as aot
 from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.aot_memorization import plots as AP
 from lib.chapters.aot_memorization import train as AT
 from lib.core import params
+from lib.core.fit import linear_fit
+from lib.core.repro import seed_hash
 from lib.engine import family, train
 
 torch.set_num_threads(1)
@@ -131,7 +134,7 @@ def test_padded_mlp_width_zero_is_the_one_head_aot():
 
 
 def test_fits():
-    a, b, r2 = AT.linfit([1, 2, 3], [3, 5, 7])
+    a, b, r2 = linear_fit([1, 2, 3], [3, 5, 7])
     assert (a, b, r2) == pytest.approx((2, 1, 1))
     x, y = AT.truncate_saturated([1, 2, 3, 4], [0.5, 0.9, 0.97, 1.0])
     assert list(x) == [1, 2]
@@ -157,3 +160,26 @@ def test_plan_flops_positive_and_paper_larger():
     fb = sum(AT.plan_flops(g) for g in AT.plan(spec.resolve("book")).values())
     fp = sum(AT.plan_flops(g) for g in AT.plan(spec.resolve("paper")).values())
     assert 0 < fb < fp
+
+
+def test_init_seeds_are_the_project_seed_hash():
+    # train_grid's initialisation seeds: the CRC-32 of the parts' repr (the hash the chapter used before)
+    import zlib
+    parts = (2222, "official", False, (4, 4, 3), 1)
+    assert seed_hash(*parts) == zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
+
+
+def test_scale_marks_smoke_below_and_book_at_meaningful_scale():
+    spec = params.load("aot-memorization")
+    smoke, book, paper = (spec.resolve(p) for p in ("smoke", "book", "paper"))
+    assert not AT.scale(smoke, "exp1").enough and AT.scale(book, "exp1").enough
+    assert not AT.scale(book, "exp6", min_steps=4096, min_reps=4).enough      # exp6-ratio: official recipe only
+    assert AT.scale(paper, "exp6", min_steps=4096, min_reps=4).enough
+    assert "N = 50" in AT.scale(book, "exp2_official").paper
+
+
+def test_pooled_r2_prefers_the_true_exponent():
+    recs = [dict(d=d, H=H, rep=0, running_acc=0.1 + 0.02 * d * H) for d in (4, 6) for H in (1, 3, 5, 7)]
+    r2 = {k: AP.pooled_r2(recs, [4, 6], [1, 3, 5, 7], k) for k in (0.5, 1, 2)}
+    assert r2[1] == pytest.approx(1.0) and r2[0.5] < 0.99 and r2[2] < 0.99
+

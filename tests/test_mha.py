@@ -178,3 +178,42 @@ def test_vit_shapes_and_embedding_queries_identical():
 def test_linear_fit_r2():
     coef, r2 = mha_gd.linear_fit([1, 2, 3, 4], [3, 5, 7, 9])
     assert math.isclose(r2, 1.0) and np.allclose(coef, [2, 1])
+
+
+def test_generic_weights_fall_short_on_clustered_queries_but_not_below_d_plus_1():
+    """Finding of the chapter: with a shared context and queries within ε of a point, generic key/query
+    weights reach only rank d+1 (first order in ε), the construction reaches T = H(n−1)+1 > d+1."""
+    rng = np.random.default_rng(8)
+    d, n = 10, 5
+    for H, short in ((4, True), (2, False)):           # T = 17 > d+1 = 11; T = 9 ≤ 11
+        T = H * (n - 1) + 1
+        E, _ = mha.uniform_data(T, n, d, rng)
+        e = mha.clustered_queries(T, d, 1e-4, rng)
+        Y = rng.standard_normal((T, 1))
+        con = mha.memorize_check(E, e, Y, H, n, 1, rng)
+        gen = mha.generic_fit(E, e, Y, H, n, [0.1, 1.0, 100.0], 2, rng)
+        assert con["rankZ"] == T and con["err"] <= 1e-8 * con["scale"]
+        assert (gen["rankZ"] < T and gen["err"] > 1e-8) == short, gen
+
+
+def test_past_capacity_and_saturation_grid():
+    rng = np.random.default_rng(9)
+    d, n, H = 9, 4, 3
+    T = H * (n - 1) + 1
+    E, e = mha.uniform_data(T, n, d, rng)
+    res = mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, n, 1, rng)
+    plus = mha.past_capacity(E, e, res["con"], rng)
+    assert plus["rankZ"] == T and plus["err"] > 1e-6
+    assert res["c_found"] and not res["c0_ok"]
+    assert all(c in mha.C_GRID for c in res["con"].c_grid)
+
+
+def test_ledger_rival_curves_and_scale():
+    from lib.chapters.mha_memorization import ledger
+    H = [1, 2, 3, 4, 5, 6]
+    r2 = ledger.curve_r2(H, [30 * h - 10 for h in H])
+    assert ledger.wins("H", r2) and not ledger.wins("H²", r2) and not ledger.wins("log H", r2)
+    r2q = ledger.curve_r2(H, [h * h for h in H])
+    assert ledger.wins("H²", r2q) and not ledger.wins("H", r2q)
+    P = dict(gd_d=16, gd_n=8, gd_steps=60, gd_dh_steps=800, gd_seeds=1)
+    assert not ledger.gd_scale(P, "heads").enough and ledger.gd_scale(P, "dh").enough

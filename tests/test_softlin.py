@@ -32,11 +32,43 @@ def test_paper_four_step_detects_a_wrong_map():
     assert np.abs(sl_cons.paper_four_step(A1, A2, X, "softmax") - sl_cons.paper_four_step(A1, A2, X, "linear")).max() > 1e-6
 
 
-@pytest.mark.parametrize("construction,k", [("toy", 1), ("self-D", 4), ("cross", 4)])
+@pytest.mark.parametrize("construction,k", [("toy", 1), ("self-D", 4), ("self-E", 4), ("cross", 4)])
 def test_closed_forms_hold(construction, k):
     err = sl_theory.closed_form_errors(construction, 48, k, math.log(48) + 3)
     assert len(err) >= 5
     assert max(err.values()) < 1e-12
+
+
+def test_panel_untested_points_do_not_count_as_agreeing():
+    counts = [sl_mc.Counts(E=e, exp1=e, exp0=0, lin0=0, lin1=0, sep=e, R=100) for e in (0, 40, 99, 3)]
+    theory = np.array([np.nan, 0.4, 0.995, np.nan])
+    zero = np.array([False, False, False, False])
+    pn = sl_mc.Panel("cross", "tau", [0.5, 1.2, 1.5, 1.9], counts, theory, zero, zero, ~np.isnan(theory), 100,
+                     theory_alt=theory / 2)
+    assert pn.tested.tolist() == [False, True, True, False]
+    ok, text = pn.verdict()
+    assert ok and text.startswith("2/2 tested points agree") and "2 untested" in text
+    ok_alt, _ = pn.verdict(pn.theory_alt)
+    assert not ok_alt
+    pn.zero[3] = True                      # an exact zero is tested: 3 firings must fail it
+    assert not pn.verdict()[0]
+
+
+def test_window_test_tells_firing_probabilities_apart_only_when_m_varies():
+    R, rng = 100, np.random.default_rng(0)
+    ms = [1, 2, 4, 8, 16, 32, 64]
+    pts = [(int(rng.binomial(R, sl_theory.p_success(1 / 8, m))), m) for m in ms]
+    assert sl_mc.window_agree(pts, 1 / 8, R) == len(pts)
+    assert sl_mc.window_agree(pts, 1 / 4, R) < len(pts) and sl_mc.window_agree(pts, 1 / 16, R) < len(pts)
+    assert abs(sl_mc.fit_p1(pts, R) - 1 / 8) < 0.03
+    sat = [(int(rng.binomial(R, sl_theory.p_success(1 / 8, 40))), 40) for _ in range(5)]
+    assert sl_mc.window_agree(sat, 1 / 4, R) == len(sat)      # saturated: cannot discriminate
+
+
+def test_signed_X_linear_attention_separates():
+    for con, tau, s in (("cross", 1.5, 2), ("self-D", 2.5, 3)):
+        c = sl_mc.mc_pairs(con, 60, 5, 0.0, 8, tau, 60, seed=2, X=sl_theory.X_signed(con, 5), kinds=("linear", "linear"))
+        assert c.exp0 == 0 and sl_mc.binom_ok(c.sep, 60, sl_theory.p_success(2.0 ** -s, 8))
 
 
 def test_fire_prob_exact_values():
@@ -119,7 +151,9 @@ def test_params_spec_and_divisibility_check():
     spec = load("softmax-vs-linear")
     for preset in ("smoke", "book", "paper"):
         sl_theory.check_params(spec.resolve(preset))
-    with pytest.raises(ParameterError, match="self_k"):
-        sl_theory.check_params(spec.resolve("smoke", {"self_k": [7]}))
+    for bad, name in (({"self_k": [7]}, "self_k"), ({"self_n": [31]}, "self_n"), ({"cross_d": [8]}, "cross_d"),
+                      ({"dyn_n": [31]}, "dyn_n"), ({"signed_n": [62]}, "signed_n")):
+        with pytest.raises(ParameterError, match=name):       # rejected by the spec, before any compute
+            spec.resolve("smoke", bad)
     with pytest.raises(ParameterError, match="self_k0"):
         spec.resolve("book", {"self_k0": 7})

@@ -10,6 +10,9 @@
     results                                             write book/results.md and book/library.md
     claims [--chapter C]                                every claim of the executed chapters, as JSON
     params-cell <chapter>                               the source of the chapter's `parameters` cell
+    evidence <chapter> [<name> ...] [--workers N]       run or resume paper-scale evidence sweeps into
+                                                        book/evidence/ (resumable; lib.book.evidence)
+    evidence --list [<chapter>] | <chapter> --check     the sweeps with their CPU-hours | stale or edited points
 
 Bad input (unknown chapter, preset or parameter; a wrong type; an impossible value) prints one line
 naming the parameter and what is allowed, exits with status 2, and executes nothing.
@@ -36,7 +39,7 @@ def _list(chapter: str | None) -> None:
             print(f"  constraint: {expr} ({msg})")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m lib", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="rerun a chapter with a preset and overrides into runs/")
@@ -59,76 +62,123 @@ def main(argv: list[str] | None = None) -> int:
     cl.add_argument("--chapter")
     pc = sub.add_parser("params-cell")
     pc.add_argument("chapter")
-    a = ap.parse_args(argv)
+    ev = sub.add_parser("evidence", help="run (or resume) a chapter's paper-scale evidence sweeps into book/evidence/")
+    ev.add_argument("chapter", nargs="?")
+    ev.add_argument("names", nargs="*")
+    ev.add_argument("--list", action="store_true", help="each sweep with its estimated CPU-hours; runs nothing")
+    ev.add_argument("--workers", type=int, default=2, help="one-thread worker processes (default 2)")
+    ev.add_argument("--check", action="store_true", help="check the stored evidence (staleness, edits); runs nothing")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    return ap
 
+
+def _run(a) -> None:
+    if a.resume:
+        from lib.book.execute import resume
+        if a.chapter or a.preset or a.sets or a.device:
+            raise P.ParameterError("--resume takes the chapter, preset and overrides from the run's "
+                                   "request.json: give no chapter, --preset, --set or --device with it")
+        resume(a.resume, progress=not a.quiet)
+        return
+    a.preset = a.preset or "book"
+    if not a.chapter:
+        raise P.ParameterError("missing chapter: choose one of " + ", ".join(P.chapters()))
+    overrides: dict[str, str] = {}
+    for s in a.sets:
+        if "=" not in s:
+            raise P.ParameterError(f"--set {s!r}: expected NAME=VALUE")
+        k, v = s.split("=", 1)
+        overrides[k.strip()] = v
+    if a.device is not None:
+        overrides["device"] = a.device
+    P.load(a.chapter).resolve(a.preset, overrides, parse_strings=True)  # fail before importing torch
+    from lib.book.execute import rerun
+    rerun(a.chapter, a.preset, overrides, progress=not a.quiet)
+
+
+def _execute(a) -> None:
+    from lib.book import execute
+    from lib.book import fingerprint
+    from lib.book import pages
+    todo = a.chapters if a.cmd == "baseline" and a.chapters else pages.toc_chapters()
+    for c in todo:
+        P.load(c)  # unknown chapter -> error before any work
+    if a.cmd != "baseline":
+        todo = [c for c in todo if fingerprint.is_stale(c)]
+    if a.cmd == "stale":
+        print("\n".join(todo) if todo else "(no stale chapter)")
+        return
+    for c in todo:
+        print(f"[lib] executing '{c}' at preset 'book' into book/{c}.ipynb", file=sys.stderr)
+        rec = execute.baseline(c)
+        print(f"[lib] '{c}' done in {rec['wall_s']} s", file=sys.stderr)
+    if a.cmd == "build-chapters" and not todo:
+        print("[lib] every chapter in book/ is up to date", file=sys.stderr)
+
+
+def _evidence(a) -> int:
+    from lib.book import evidence as EV
+    if a.chapter and a.chapter not in EV.chapters():
+        raise P.ParameterError(f"chapter {a.chapter!r} declares no evidence sweeps: choose one of {', '.join(EV.chapters())}")
+    unknown = [n for n in a.names if a.chapter and n not in EV.sweeps(a.chapter)]
+    if unknown:
+        raise P.ParameterError(f"{a.chapter} has no evidence sweep {unknown[0]!r}: choose among "
+                               f"{', '.join(EV.sweeps(a.chapter))}")
+    if a.list or not a.chapter:
+        print("\n".join(EV.listing(a.chapter)))
+        return 0
+    if a.workers < 1:
+        raise P.ParameterError(f"--workers {a.workers}: expected >= 1")
+    if a.check:
+        probs = [p for n in a.names or list(EV.sweeps(a.chapter)) for p in EV.check(a.chapter, n)]
+        print("\n".join(probs) if probs else "stored evidence consistent with today's code")
+        return 1 if probs else 0
+    for n, man in EV.run(a.chapter, a.names or None, workers=a.workers, quiet=a.quiet or None).items():
+        print(f"[lib] {a.chapter}/{n}: {man['n_stored']}/{man['n_points']} points, {man['cpu_hours']:.3f} CPU-hours, "
+              f"{man['cpu_s_per_point']:.1f} CPU-s per point", file=sys.stderr)
+        for fam, t in man["throughput"].items():
+            print(f"      {fam}: {t['model_steps_per_s']:,.0f} model-steps/s, {t['gflops']:.1f} GFLOP/s "
+                  f"({100 * (t['peak_fraction'] or 0):.0f}% of the float32 GEMM peak in the manifest)", file=sys.stderr)
+    return 0
+
+
+def _claims(a) -> None:
+    from lib.book.pages import all_claims
+    if a.chapter:
+        P.load(a.chapter)
+    json.dump(all_claims([a.chapter] if a.chapter else None), sys.stdout, indent=1, ensure_ascii=False)
+    print()
+
+
+def _dispatch(a) -> int:
+    if a.cmd == "list" or (a.cmd == "run" and a.list):
+        _list(a.chapter)
+    elif a.cmd == "params-cell":
+        print(P.load(a.chapter).parameters_cell())
+    elif a.cmd == "run":
+        _run(a)
+    elif a.cmd in ("baseline", "build-chapters", "stale"):
+        _execute(a)
+    elif a.cmd == "results":
+        from lib.book.pages import write_results
+        print("\n".join(str(p) for p in write_results()))
+    elif a.cmd == "claims":
+        _claims(a)
+    elif a.cmd == "evidence":
+        return _evidence(a)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = _parser().parse_args(argv)
     try:
-        if a.cmd == "list" or (a.cmd == "run" and a.list):
-            _list(a.chapter)
-            return 0
-        if a.cmd == "params-cell":
-            print(P.load(a.chapter).parameters_cell())
-            return 0
-        if a.cmd == "run" and a.resume:
-            from lib.book.execute import resume
-            if a.chapter or a.preset or a.sets or a.device:
-                raise P.ParameterError("--resume takes the chapter, preset and overrides from the run's "
-                                       "request.json: give no chapter, --preset, --set or --device with it")
-            resume(a.resume, progress=not a.quiet)
-            return 0
-        if a.cmd == "run":
-            a.preset = a.preset or "book"
-            if not a.chapter:
-                raise P.ParameterError("missing chapter: choose one of " + ", ".join(P.chapters()))
-            overrides: dict[str, str] = {}
-            for s in a.sets:
-                if "=" not in s:
-                    raise P.ParameterError(f"--set {s!r}: expected NAME=VALUE")
-                k, v = s.split("=", 1)
-                overrides[k.strip()] = v
-            if a.device is not None:
-                overrides["device"] = a.device
-            P.load(a.chapter).resolve(a.preset, overrides, parse_strings=True)  # fail before importing torch
-            from lib.book.execute import rerun
-            rerun(a.chapter, a.preset, overrides, progress=not a.quiet)
-            return 0
-        if a.cmd in ("baseline", "build-chapters", "stale"):
-            from lib.book import execute
-            from lib.book import fingerprint
-            from lib.book import pages
-            todo = a.chapters if a.cmd == "baseline" and a.chapters else pages.toc_chapters()
-            for c in todo:
-                P.load(c)  # unknown chapter -> error before any work
-            if a.cmd != "baseline":
-                todo = [c for c in todo if fingerprint.is_stale(c)]
-            if a.cmd == "stale":
-                print("\n".join(todo) if todo else "(no stale chapter)")
-                return 0
-            for c in todo:
-                print(f"[lib] executing '{c}' at preset 'book' into book/{c}.ipynb", file=sys.stderr)
-                rec = execute.baseline(c)
-                print(f"[lib] '{c}' done in {rec['wall_s']} s", file=sys.stderr)
-            if a.cmd == "build-chapters" and not todo:
-                print("[lib] every chapter in book/ is up to date", file=sys.stderr)
-            return 0
-        if a.cmd == "results":
-            from lib.book.pages import write_results
-            print("\n".join(str(p) for p in write_results()))
-            return 0
-        if a.cmd == "claims":
-            from lib.book.pages import all_claims
-            chapters = [a.chapter] if a.chapter else None
-            if a.chapter:
-                P.load(a.chapter)
-            json.dump(all_claims(chapters), sys.stdout, indent=1, ensure_ascii=False)
-            print()
-            return 0
+        return _dispatch(a)
     except P.ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":

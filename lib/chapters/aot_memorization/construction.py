@@ -167,13 +167,15 @@ def random_rank1_qk(H: int, d: int, rng: np.random.Generator, scale: float = 1.0
             torch.as_tensor(scale * rng.standard_normal((H, d, 1))))
 
 
-def lemma2_rank(N: int, S: int, d: int, H: int, rng: np.random.Generator, T0: int | None = None) -> tuple[int, int]:
-    """rank of {A(t)} over T0 random distinct sequences (all N^S by default); returns (rank, min(T0, H d))."""
+def lemma2_rank(N: int, S: int, d: int, H: int, rng: np.random.Generator, T0: int | None = None,
+                qk_scale: float = 1.0) -> tuple[int, int]:
+    """rank of {A(t)} over T0 random distinct sequences (all N^S by default); returns (rank, min(T0, H d)).
+    ``qk_scale = 0`` gives W_QK = 0 (uniform attention, every head the same average): the control."""
     seqs = all_sequences(N, S)
     if T0 is not None and T0 < len(seqs):
         seqs = seqs[rng.choice(len(seqs), T0, replace=False)]
     e, pos = random_embeddings(N, S, d, rng)
-    W_Q, W_K = random_rank1_qk(H, d, rng)
+    W_Q, W_K = random_rank1_qk(H, d, rng, scale=qk_scale)
     A = head_features(e[torch.as_tensor(seqs)] + pos, W_Q, W_K)      # [T0, H d]
     return int(np.linalg.matrix_rank(A.numpy())), min(len(seqs), H * d)
 
@@ -334,11 +336,12 @@ def prop3_kl(N: int, lam: float) -> float:
     return float(np.log1p(np.exp(-lam * (1.0 - np.cos(2 * np.pi * j / N))).sum()))
 
 
-def prop3_kl_direct(N: int, S: int, lam: float, rng: np.random.Generator) -> float:
-    """The same encoder evaluated by brute force on a random look-up table (softmax of the logits)."""
+def prop3_kl_direct(N: int, S: int, lam: float, rng: np.random.Generator, dim: int = 2) -> float:
+    """The same encoder evaluated by brute force on a random look-up table (softmax of the logits).
+    ``dim = 1`` keeps only the cosine coordinate (tokens on a line, d = 1: Prop. 3's d >= 2 violated)."""
     g = random_table(N, S, rng)
     ang = 2 * np.pi * np.arange(N) / N
-    W = np.stack([np.cos(ang), np.sin(ang)], 1)
+    W = np.stack([np.cos(ang), np.sin(ang)], 1)[:, :dim]
     logits = lam * W[g] @ W.T
     P = np.zeros((len(g), N))
     P[np.arange(len(g)), g] = 1.0
@@ -434,7 +437,9 @@ def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator)
     bound = float(np.mean((1 - p_g) * logterm * (1 + 2 * C_emp + C_emp * tv) / (1 - 2 * C_emp)))
     simple = float((1 + 4 * C_emp) / (1 - 2 * C_emp) * np.mean(1 - p_g)
                    * np.log((N - 1) / (np.exp(Hs.mean()) - 1)))
+    kl_uniform = d_kl(prior, P, np.zeros_like(logits))       # lambda = 0: the encoder without the tuning
     return dict(N=N, d=d, T=T, eta=eta, C_emp=C_emp, C_jl=C_jl, kl_f=kl_f, bound=bound, simple=simple,
+                kl_uniform=kl_uniform,
                 mean_entropy=float(Hs.mean()))
 
 
@@ -458,3 +463,9 @@ def lemma4_ratio(N: int, deltas) -> np.ndarray:
 def encoder_rank_of_aot(model: AoT, seqs: np.ndarray) -> int:
     """Prop. 1: an AoT's logit matrix [T, N] factors through R^d, so its rank is at most d."""
     return int(np.linalg.matrix_rank(model.logits(seqs).detach().numpy()))
+
+
+def heads_short_of(N: int, S: int, d: int, d_h: int) -> int:
+    """The largest head count H whose capacity H min(d_h, d) + d stays below T0 = N^S (the controls' "one head
+    short": the same construction with fewer free columns than associations)."""
+    return max(0, math.ceil((N ** S - d) / min(d_h, d)) - 1)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.aot_memorization.construction import PAPER, phi
-from lib.chapters.aot_memorization.train import linfit, mean_over_reps, truncate_saturated
+from lib.chapters.aot_memorization.train import mean_over_reps, truncate_saturated
+from lib.core.fit import linear_fit, power_fit
 from lib.core import plots
 
 
@@ -78,14 +79,28 @@ def per_head_slopes(recs, d_list, H_list, N, key="running_acc"):
     for d in d_list:
         x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
         if len(x) >= 2:
-            a, b, r = linfit(x, y)
+            a, b, r = linear_fit(x, y)
             out[d], r2[d] = a, (r if len(x) >= 3 else float("nan"))
     return out, r2
+
+
+def pooled_r2(recs, d_list, H_list, k: float, key="running_acc") -> float:
+    """R^2 of the curves accuracy = a_d H^k + b_d (one fit per d, through lib.core.fit.power_fit), pooled over
+    every d with >= 3 pre-saturation points: 1 - sum SS_res / sum SS_tot. NaN when no d qualifies."""
+    m = mean_over_reps(recs, key, ["d", "H"])
+    res = tot = 0.0
+    for d in d_list:
+        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
+        if len(x) >= 3:
+            ss = float(((y - y.mean()) ** 2).sum())
+            r2 = power_fit(x, y, k).r2
+            res, tot = res + (1 - r2) * ss if ss > 0 else res, tot + ss
+    return 1 - res / tot if tot > 0 else float("nan")
 
 
 def paper_slopes():
     out = {}
     for d, y in PAPER["exp1"].items():
         x, yy = truncate_saturated(PAPER["exp1_H"], y)
-        out[d] = linfit(x, yy)[0]
+        out[d] = linear_fit(x, yy)[0]
     return out

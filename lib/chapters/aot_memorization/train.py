@@ -1,4 +1,4 @@
-"""Experiments 1-6 of Dana et al. on the shared sweep engine (:mod:`lib.family`, :mod:`lib.engine.train`).
+"""Experiments 1-6 of Dana et al. on the shared sweep engine (:mod:`lib.engine.family`, :mod:`lib.engine.train`).
 
 The engine trains a *family* of G models of one shape in one batched computation. The paper's grids
 vary H, d_h, d and the MLP width, so :class:`PaddedAoT` puts models of different sizes in one family
@@ -25,6 +25,8 @@ import torch
 import torch.nn.functional as F
 
 from lib.chapters.aot_memorization import model as aot_model
+from lib.core.claims import Scale
+from lib.core.repro import seed_hash
 from lib.engine import family, train
 
 
@@ -112,7 +114,7 @@ def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, v
         members = [(c, r) for c in cs for r in range(reps)]
         G = len(members)
         # init seeds: a hash of (config, rep), so a model's initialisation does not depend on the grid
-        seeds = [hash_cfg(data_seed, variant, mlp, c, r) for c, r in members]
+        seeds = [seed_hash(data_seed, variant, mlp, c, r) for c, r in members]
         params = family.stack([fam.member_params(c[0], c[1], c[2], c[3] if mlp else 0, s)
                                for (c, _), s in zip(members, seeds, strict=False)])
         data = aot_model.aot_data(fam, recipe.batch * recipe.batches_per_epoch, [data_seed] * G)
@@ -132,12 +134,6 @@ def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, v
     return out
 
 
-def hash_cfg(*parts) -> int:
-    """A stable 31-bit seed from any printable parts (Python's hash() is salted per process)."""
-    import zlib
-    return zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
-
-
 def mean_over_reps(records: list[dict], key: str, by: Sequence[str]) -> dict[tuple, tuple[float, float]]:
     """{config key: (mean, std over repetitions)} of ``key``."""
     acc: dict[tuple, list] = {}
@@ -147,7 +143,7 @@ def mean_over_reps(records: list[dict], key: str, by: Sequence[str]) -> dict[tup
 
 
 # ---------------------------------------------------------------------------------------------
-# fits (the authors' rules, research note E11)
+# fits (the authors' rules, research note E11; the line fit itself is lib.core.fit's)
 # ---------------------------------------------------------------------------------------------
 def truncate_saturated(x, y, level: float = 0.95):
     """Points up to (excluding) the first with accuracy > level, as the official fitting scripts do."""
@@ -155,21 +151,6 @@ def truncate_saturated(x, y, level: float = 0.95):
     over = np.nonzero(y > level)[0]
     n = over[0] if len(over) else len(y)
     return x[:n], y[:n]
-
-
-def linfit(x, y) -> tuple[float, float, float]:
-    """Least squares y = a x + b; returns (a, b, R^2)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    A = np.stack([x, np.ones_like(x)], 1)
-    (a, b), *_ = np.linalg.lstsq(A, y, rcond=None)
-    ss = ((y - y.mean()) ** 2).sum()
-    r2 = 1 - ((y - A @ [a, b]) ** 2).sum() / ss if ss > 0 else 1.0
-    return float(a), float(b), float(r2)
-
-
-def powfit(x, y, k: float) -> tuple[float, float, float]:
-    """Least squares y = a x^k + b; returns (a, b, R^2)."""
-    return linfit(np.asarray(x, float) ** k, y)
 
 
 def slope_ratio(slope: float, N: int, T0: int, d_h: int) -> float:
@@ -217,6 +198,32 @@ def plan(P: dict) -> dict[str, dict]:
                                         reps=P["reps"], recipe=R5, variant=v, mlp=False)
             out[f"exp6_{v}"] = dict(out["exp6"], variant=v)
     return out
+
+
+# the paper's scale of each experiment (v2 code and CSVs), shown next to ours in every experiment claim
+PAPER_SCALE = {"exp1": "N = 50, d = d_h = 3..13, H = 1..31, 4096 steps of batch 256, 5 seeds",
+               "exp2": "N = 50, d = 10, H = 20, d_h = 1..10, 4096 steps of batch 256, 5 seeds",
+               "exp3": "N = 50, d_h = 10, H = 20, d = 5..15, 4096 steps of batch 256, 5 seeds",
+               "exp5": "N = 70, d = 7, 10, 13, H = 1..31, 16384 steps of batch 1024, 5 seeds",
+               "exp6": "N = 10, d = d_h = 2, H = 1..21, 4096 steps of batch 256, 20 seeds"}
+
+
+def scale(P: dict, name: str, min_N: int = 10, min_steps: int = 512, min_reps: int = 1,
+          extra: tuple[bool, str] = (True, "")) -> Scale:
+    """The :class:`Scale` of the training grid ``name`` of :func:`plan`: ours next to the paper's, and
+    whether it reaches the smallest scale at which the claim means anything (vocabulary, steps, seeds,
+    and an ``extra`` (condition, reason) such as a minimum number of grid points)."""
+    g = plan(P)[name]
+    R = g["recipe"]
+    ours = f"N = {g['N']}, {R.steps} steps of batch {R.batch}, {g['reps']} seed(s)"
+    enough = g["N"] >= min_N and R.steps >= min_steps and g["reps"] >= min_reps and bool(extra[0])
+    why = f"needs N >= {min_N}, >= {min_steps} steps and >= {min_reps} seed(s){'; ' + extra[1] if extra[1] else ''}"
+    return Scale(ours=ours, paper=PAPER_SCALE[name.split("_")[0]], enough=enough, why=why)
+
+
+def rep_values(records: list[dict], key: str, by: str, at) -> list[float]:
+    """``key`` of every repetition at ``records[by] == at`` (the seed-to-seed spread of one model)."""
+    return [r[key] for r in sorted(records, key=lambda r: r["rep"]) if r[by] == at]
 
 
 def plan_flops(grid: dict) -> float:

@@ -148,15 +148,15 @@ def _softmax(a: np.ndarray) -> np.ndarray:
 
 
 def _factor(W: np.ndarray, d_h: int, rtol: float = 1e-12):
-    """Write W = W_K W_Q^T with d_h columns each (W must have rank ≤ d_h)."""
+    """Write W ≈ W_K W_Q^T with d_h columns each: exact when rank W ≤ d_h; otherwise the best rank-d_h
+    truncation, so that a head matrix of too high a rank shows up as a factorization error (and a failed
+    fit), not as an exception. Returns (W_K, W_Q, rank of W)."""
     U, s, Vt = np.linalg.svd(W)
     k = int((s > rtol * max(s[0], 1e-300)).sum())
-    if k > d_h:
-        raise ValueError(f"head matrix has rank {k} > d_h = {d_h}")
-    d = W.shape[0]
+    d, kk = W.shape[0], min(k, d_h)
     W_K, W_Q = np.zeros((d, d_h)), np.zeros((d, d_h))
-    W_K[:, :k] = U[:, :k] * np.sqrt(s[:k])
-    W_Q[:, :k] = Vt[:k].T * np.sqrt(s[:k])
+    W_K[:, :kk] = U[:, :kk] * np.sqrt(s[:kk])
+    W_Q[:, :kk] = Vt[:kk].T * np.sqrt(s[:kk])
     return W_K, W_Q, k
 
 
@@ -176,6 +176,23 @@ class Construction:
     sat_err: list[float] = field(default_factory=list)      # max l1 distance to one-hot on R^c, per head
     sat_delta: list[float] = field(default_factory=list)    # the δ the proof needs, per head
     rank_after_head: list[int] = field(default_factory=list)
+    c_grid: list[float] = field(default_factory=list)       # smallest c in C_GRID (chosen without δ) reaching δ
+    sat_err_c0: list[float] = field(default_factory=list)   # saturation error with c = 0 (no separator)
+
+
+C_GRID = tuple(10.0 ** k for k in range(13))   # c = 1, 10, ..., 1e12: a fixed grid, independent of the proof's δ
+
+
+def _sat_error(E, e, W, Rc, istar) -> float:
+    """Largest l1 distance between θ_h and the one-hot vector of token istar, over the examples Rc."""
+    th = _softmax(np.einsum("tnd,de,te->tn", E[Rc], W, e[Rc]))
+    return float(2 * (1 - th[np.arange(len(Rc)), istar]).max())
+
+
+def _grid_c(E, e, Wstar, Wp, Rc, istar, delta) -> float:
+    """The smallest c of C_GRID with saturation error ≤ δ (inf if none): Lemma 4's 'finite c', searched on a
+    grid fixed in advance instead of read off the proof's formula."""
+    return next((c for c in C_GRID if _sat_error(E, e, Wstar + c * Wp, Rc, istar) <= delta), math.inf)
 
 
 def _lemma3_separator(E, e, zero_set, rng):
@@ -189,6 +206,64 @@ def _lemma3_separator(E, e, zero_set, rng):
     u = xi / np.linalg.norm(xi)
     g = rng.standard_normal(d)
     return np.outer(g, u)
+
+
+def _saturating_head(E, e, Zp, R, emax, claim1, rng, out: Construction) -> np.ndarray:
+    """One head after the first (Claim 2): Claim-1 weights W* fitting generic attention on the examples R,
+    plus c times Lemma 3's separator W+ that saturates the head on every other example. Records c, δ and
+    the saturation errors (at the proof's c, at c = 0, the smallest c of C_GRID) on ``out``."""
+    T, n, _ = E.shape
+    Rc = [t for t in range(T) if t not in set(R)]
+    C = Zp[R] @ np.linalg.pinv(Zp[Rc])                    # Z'_b = C Z'_a
+    Wp = _lemma3_separator(E, e, R, rng)
+    ap = np.einsum("tnd,de,te->tn", E[Rc], Wp, e[Rc])      # α^+ on R^c
+    srt = np.sort(ap, axis=1)
+    gap = srt[:, -1] - srt[:, -2]
+    istar = ap.argmax(axis=1)
+    A_plus = -C @ E[Rc, istar]                            # saturated rows of Z: the selected tokens
+    for _ in range(20):                                   # generic targets; redraw if unlucky
+        alphas = [rng.standard_normal(n) for _ in R]
+        Zb = np.stack([E[t].T @ _softmax(a) for t, a in zip(R, alphas, strict=False)])
+        sv = np.linalg.svd(Zb + A_plus, compute_uv=False)
+        if sv[-1] > 1e-8 * max(sv[0], 1.0):
+            break
+    Wstar = claim1(R, alphas)
+    delta = 0.5 * sv[-1] / (math.sqrt(len(Rc)) * emax * max(np.linalg.norm(C, 2), 1e-300))
+    astar = np.einsum("tnd,de,te->tn", E[Rc], Wstar, e[Rc])
+    spread = (astar - astar[np.arange(len(Rc)), istar][:, None]).max(axis=1)
+    c = float(max(0.0, ((spread + math.log(2 * max(n - 1, 1) / delta)) / gap).max()))
+    W = Wstar + c * Wp
+    out.sat_err.append(_sat_error(E, e, W, Rc, istar))
+    out.sat_err_c0.append(_sat_error(E, e, Wstar, Rc, istar))
+    out.c_grid.append(_grid_c(E, e, Wstar, Wp, Rc, istar, delta))
+    out.sat_delta.append(float(delta))
+    out.c.append(c)
+    out.responsible.append(R)
+    return W
+
+
+def _factor_heads(out: Construction, Ws: list, d_h: int) -> None:
+    """Factor each head, W_h = W_K W_Q^T with d_h columns; record the ranks and the factorization error."""
+    WK, WQ = [], []
+    for W in Ws:
+        a, b, kk = _factor(W, d_h)
+        WK.append(a), WQ.append(b), out.head_ranks.append(kk)
+        nrm = np.linalg.norm(W)
+        if nrm > 0:
+            out.factor_err = max(out.factor_err, float(np.linalg.norm(a @ b.T - W) / nrm))
+    out.W_K, out.W_Q = np.stack(WK), np.stack(WQ)
+
+
+def _value_step(out: Construction, E, e, Y, H: int, d_v: int, shift_for_skip: bool) -> None:
+    """Step 2 of Theorem 1: solve Z W_V = [Y | 0], W_O = stacked I_{d_v×d}, W_D = I_{d×d_out}."""
+    T, _, d = E.shape
+    d_out = Y.shape[1]
+    Z = features(E, e, out.W_K, out.W_Q)
+    target = Y - e[:, :d_out] if shift_for_skip else Y
+    rhs = np.concatenate([target, np.zeros((T, d_v - d_out))], axis=1)
+    out.W_V = np.linalg.lstsq(Z, rhs, rcond=None)[0].reshape(H, d, d_v)     # [H d, d_v] -> per head
+    out.W_O = np.concatenate([np.eye(d_v, d)] * H, axis=0)
+    out.W_D = np.eye(d, d_out)
 
 
 def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: int | None = None,
@@ -233,51 +308,10 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
             Ws.append(np.zeros((d, d)))
             out.responsible.append([]), out.sat_err.append(0.0), out.sat_delta.append(0.0)
             continue
-        m = min(r - 1, len(dep))
-        R = dep[:m]
-        Rc = [t for t in range(T) if t not in set(R)]
-        C = Zp[R] @ np.linalg.pinv(Zp[Rc])                    # Z'_b = C Z'_a
-        Wp = _lemma3_separator(E, e, R, rng)
-        ap = np.einsum("tnd,de,te->tn", E[Rc], Wp, e[Rc])      # α^+ on R^c
-        srt = np.sort(ap, axis=1)
-        gap = srt[:, -1] - srt[:, -2]
-        istar = ap.argmax(axis=1)
-        Za_plus = E[Rc, istar]                                # saturated rows: the selected tokens
-        A_plus = -C @ Za_plus
-        for _ in range(20):                                   # generic targets; redraw if unlucky
-            alphas = [rng.standard_normal(n) for _ in R]
-            Zb = np.stack([E[t].T @ _softmax(a) for t, a in zip(R, alphas, strict=False)])
-            sv = np.linalg.svd(Zb + A_plus, compute_uv=False)
-            if sv[-1] > 1e-8 * max(sv[0], 1.0):
-                break
-        Wstar = claim1(R, alphas)
-        delta = 0.5 * sv[-1] / (math.sqrt(len(Rc)) * emax * max(np.linalg.norm(C, 2), 1e-300))
-        astar = np.einsum("tnd,de,te->tn", E[Rc], Wstar, e[Rc])
-        spread = (astar - astar[np.arange(len(Rc)), istar][:, None]).max(axis=1)
-        c = float(max(0.0, ((spread + math.log(2 * max(n - 1, 1) / delta)) / gap).max()))
-        Ws.append(Wstar + c * Wp)
-        th = _softmax(np.einsum("tnd,de,te->tn", E[Rc], Ws[-1], e[Rc]))
-        out.sat_err.append(float(2 * (1 - th[np.arange(len(Rc)), istar]).max()))
-        out.sat_delta.append(float(delta))
-        out.c.append(c)
-        out.responsible.append(R)
-    # Factor each head, W_h = W_K W_Q^T with d_h columns.
-    WK, WQ = [], []
-    for W in Ws:
-        a, b, kk = _factor(W, d_h)
-        WK.append(a), WQ.append(b), out.head_ranks.append(kk)
-        nrm = np.linalg.norm(W)
-        if nrm > 0:
-            out.factor_err = max(out.factor_err, float(np.linalg.norm(a @ b.T - W) / nrm))
-    out.W_K, out.W_Q = np.stack(WK), np.stack(WQ)
-    # Step 2: solve Z W_V = [Y | 0], W_O = stacked I_{d_v×d}, W_D = I_{d×d_out}.
-    Z = features(E, e, out.W_K, out.W_Q)
-    target = Y - e[:, :d_out] if shift_for_skip else Y
-    rhs = np.concatenate([target, np.zeros((T, d_v - d_out))], axis=1)
-    WV = np.linalg.lstsq(Z, rhs, rcond=None)[0]                              # [H d, d_v]
-    out.W_V = WV.reshape(H, d, d_v)
-    out.W_O = np.concatenate([np.eye(d_v, d)] * H, axis=0)
-    out.W_D = np.eye(d, d_out)
+        R = dep[:min(r - 1, len(dep))]
+        Ws.append(_saturating_head(E, e, Zp, R, emax, claim1, rng, out))
+    _factor_heads(out, Ws, d_h)
+    _value_step(out, E, e, Y, H, d_v, shift_for_skip)
     return out
 
 
@@ -290,7 +324,50 @@ def memorize_check(E, e, Y, H, d_h, d_v, rng, Q=None, skip=False) -> dict:
     return dict(T=T, bound=H * (con.r - 1) + 1, rankZ=num_rank(Z), err=float(np.abs(Yhat - Y).max()),
                 scale=float(max(1.0, np.abs(Y).max())), max_head_rank=max(con.head_ranks),
                 factor_err=con.factor_err, c=con.c, con=con,
-                sat_ok=all(s <= dl for s, dl in zip(con.sat_err[1:], con.sat_delta[1:], strict=False) if dl > 0))
+                sat_ok=all(s <= dl for s, dl in zip(con.sat_err[1:], con.sat_delta[1:], strict=False) if dl > 0),
+                c_found=all(math.isfinite(c) for c in con.c_grid),
+                c0_ok=all(s <= dl for s, dl in zip(con.sat_err_c0, [x for x in con.sat_delta[1:] if x > 0],
+                                                   strict=False)))
+
+
+def value_step(Z: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Step 2 of Theorem 1 for given key/query weights: the least-squares W_V of Z W_V = Y; returns the
+    fitted outputs and the relative error max|ŷ − y| / max(1, max|y|)."""
+    Yhat = Z @ np.linalg.lstsq(Z, Y, rcond=None)[0]
+    return Yhat, float(np.abs(Yhat - Y).max() / max(1.0, np.abs(Y).max()))
+
+
+def past_capacity(E, e, con: Construction, rng: np.random.Generator, d_out: int = 1) -> dict:
+    """One example past capacity: append an example that shares the context of example 0 (new query,
+    new label), keep the constructed key/query weights, redo the value step. With a shared context and
+    T = H(n−1)+1, Proposition 2 caps rank Z at T, so the T+1 labels cannot all be fitted."""
+    T, n, d = E.shape
+    E1 = np.concatenate([E, E[:1]], axis=0)
+    e1 = np.concatenate([e, rng.random((1, d))], axis=0)
+    Z = features(E1, e1, con.W_K, con.W_Q)
+    _, err = value_step(Z, rng.standard_normal((T + 1, d_out)))
+    return dict(rankZ=num_rank(Z), err=err)
+
+
+def generic_fit(E, e, Y, H: int, d_h: int, scales, draws: int, rng: np.random.Generator) -> dict:
+    """Random key/query weights (entries N(0, s²/d), every s in ``scales``, ``draws`` each) followed by the
+    construction's least-squares value step; returns the best draw (highest rank Z, then smallest error)."""
+    best = None
+    for s in scales:
+        for _ in range(draws):
+            Z = features(E, e, *random_heads(H, E.shape[2], d_h, s, rng))
+            _, err = value_step(Z, Y)
+            cand = dict(rankZ=num_rank(Z), err=err, scale=s)
+            if best is None or (cand["rankZ"], -cand["err"]) > (best["rankZ"], -best["err"]):
+                best = cand
+    return best
+
+
+def clustered_queries(T: int, d: int, eps: float, rng: np.random.Generator) -> np.ndarray:
+    """Queries e^(t) = e_0 + ε u^(t), u^(t) ~ U[0,1)^d: Kruskal rank min(T, d) (Assumption 1 holds), but to
+    first order in ε every smooth function of the query is affine in u, so rows of Z built by weights that do
+    not adapt to the cluster span at most d+1 dimensions up to O(ε²)."""
+    return rng.random(d) + eps * rng.random((T, d))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Sec. 5.2 / Appendices A, H, I.1 of Mahdavi et al.: memorization by gradient descent, on the book's
-sweep engine (:mod:`lib.family`, :mod:`lib.engine.train`, :mod:`lib.engine.sweep`).
+sweep engine (:mod:`lib.engine.family`, :mod:`lib.engine.train`, :mod:`lib.engine.sweep`).
 
 The trained model is the official code's (``lib.chapters.mha_memorization.model.MHAMemorization``): a learned input embedding
 with bias plus sinusoidal position encodings, H heads with value dimension 1 and logits scaled by

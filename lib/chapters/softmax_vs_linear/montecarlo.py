@@ -74,7 +74,7 @@ def mc_pairs(construction: str, n: int, k: int, b: float, m: int, tau: float, R:
     """Self-attention ('self-D', 'self-E') or cross-attention ('cross') with k groups: R random models
     (random W, needle position and group assignment each), counted as in the paper's Section 7.
     ``X`` overrides the construction's combined parameter (for the counter-check); ``kinds`` names the
-    maps used for the 'exp' and 'lin' networks (both 'linear' in the counter-check)."""
+    maps used for the 'exp' and 'lin' networks (``("linear",)``: one linear network, counted as 'exp')."""
     gen = torch.Generator().manual_seed(seed)
     d = k + 1 if construction == "cross" else k + 2
     if X is None:
@@ -94,6 +94,8 @@ def mc_pairs(construction: str, n: int, k: int, b: float, m: int, tau: float, R:
             for kind, tag in zip(kinds, ("exp", "lin"), strict=False):
                 c = att.normalize(S, kind).squeeze(-3) @ a2          # = attend(a1, a2, X, kind)[0]
                 F[tag + name].append(network(c, W, tau))
+            if len(kinds) == 1:                                      # one map only: 'lin' repeats 'exp'
+                F["lin" + name].append(F["exp" + name][-1])
     return _count({k_: torch.cat(v) for k_, v in F.items()})
 
 
@@ -122,6 +124,7 @@ class Panel:
     in_window: np.ndarray      # tau_lo < tau < tau_hi: the theorem's regime, P(E) = 1 - (1 - 2^-s)^m
     rest_silent: np.ndarray    # tau > tau_rest: linear and D0 can never fire
     R: int
+    theory_alt: np.ndarray | None = None   # the control: P(E) with the per-neuron firing chance halved
 
     @property
     def E(self) -> np.ndarray:
@@ -132,15 +135,30 @@ class Panel:
         """Models in which the linear network fired on D0 or D1 (at most the sum of the two counts)."""
         return np.array([max(c.lin0, c.lin1) for c in self.counts])
 
-    def agree(self, z: float = 4.0) -> np.ndarray:
-        """Per point: the count matches the exact theory (binomial, z sd; exactly 0 where P = 0)."""
-        out = np.ones(len(self.xs), bool)
-        for i, (c, p) in enumerate(zip(self.counts, self.theory, strict=False)):
+    @property
+    def tested(self) -> np.ndarray:
+        """Points with a prediction: an exact probability, or P(E) = 0 exactly. Elsewhere (τ below the
+        largest silent row norm) the count is shown but not tested."""
+        return self.zero | ~np.isnan(self.theory)
+
+    def agree(self, z: float = 4.0, theory: np.ndarray | None = None) -> np.ndarray:
+        """Per tested point (see :attr:`tested`): the count matches the theory (binomial, z sd; exactly 0
+        where P = 0). ``theory`` replaces the exact P(E) (a control). Untested points are False: use
+        ``agree()[tested]``."""
+        theory = self.theory if theory is None else theory
+        out = np.zeros(len(self.xs), bool)
+        for i, (c, p) in enumerate(zip(self.counts, theory, strict=True)):
             if self.zero[i]:
                 out[i] = c.E == 0
             elif not np.isnan(p):
                 out[i] = binom_ok(c.E, self.R, float(p), z)
         return out
+
+    def verdict(self, theory: np.ndarray | None = None) -> tuple[bool, str]:
+        """``(ok, text)``: every tested point agrees (and at least one is tested)."""
+        t, a = self.tested, self.agree(theory=theory)
+        return bool(t.any() and a[t].all()), f"{int(a[t].sum())}/{int(t.sum())} tested points agree" + (
+            f" ({int((~t).sum())} untested: no exact theory below τ_rest)" if (~t).any() else "")
 
     def linear_silent(self) -> bool:
         """Linear attention never fired (on D0 or D1) at any point where the window says it cannot."""
@@ -150,7 +168,7 @@ class Panel:
 def run_panel(construction: str, key: str, grid: Sequence, base: dict, R: int, seed: int) -> Panel:
     """Sweep ``key`` over ``grid`` with the other parameters in ``base`` (n, k, m, tau, b_offset; b is
     ``ln n + b_offset`` unless swept). For cross-attention the swept dimension is d = k + 1."""
-    counts, theory, zero, inwin, silent = [], [], [], [], []
+    counts, theory, alt, zero, inwin, silent = [], [], [], [], [], []
     for i, v in enumerate(grid):
         p = dict(base)
         if key == "d":
@@ -164,23 +182,25 @@ def run_panel(construction: str, key: str, grid: Sequence, base: dict, R: int, s
         p1 = w.p1(tau)
         silent.append(tau > w.tau_rest)
         theory.append(p_success(p1, m) if tau > w.tau_rest else np.nan)
+        alt.append(p_success(p1 / 2, m) if tau > w.tau_rest else np.nan)
         zero.append(tau >= w.tau_top)
         inwin.append(w.tau_lo < tau < w.tau_hi)
     return Panel(construction, key, list(grid), counts, np.array(theory), np.array(zero), np.array(inwin),
-                 np.array(silent), R)
+                 np.array(silent), R, np.array(alt))
 
 
 def toy_panel(key: str, grid: Sequence, base: dict, R: int, seed: int) -> Panel:
     """Fig 3 analogue: sweep n or m of the toy model; the theory is :func:`toy_theory` (exact)."""
-    counts, theory = [], []
+    counts, theory, alt = [], [], []
     for i, v in enumerate(grid):
         p = {**base, key: v}
         n, m, tau = int(p["n"]), int(p["m"]), float(p["tau"])
         b = math.log(n) + float(p["b_offset"])
         counts.append(mc_toy(n, b, m, tau, R, seed + 1000 * i))
         theory.append(toy_theory(n, b, m, tau))
+        alt.append(toy_theory(n, b, m, tau, fire_scale=0.5))
     z = np.zeros(len(grid), bool)
-    return Panel("toy", key, list(grid), counts, np.array(theory), z, ~z, z, R)
+    return Panel("toy", key, list(grid), counts, np.array(theory), z, ~z, z, R, np.array(alt))
 
 
 def sampled_fire_rate(c_row: np.ndarray, tau: float, N: int, seed: int) -> float:
@@ -188,3 +208,42 @@ def sampled_fire_rate(c_row: np.ndarray, tau: float, N: int, seed: int) -> float
     gen = torch.Generator().manual_seed(seed)
     w = rademacher((N, len(c_row)), gen)
     return float(((w @ torch.as_tensor(c_row, dtype=DT)) > tau).to(DT).mean())
+
+
+# ----------------------------------------------------------------------------------------------
+# the theorem's probabilistic half, judged where the sweep can discriminate
+# ----------------------------------------------------------------------------------------------
+def window_points(panels: Sequence[Panel], m0: int) -> list[tuple[int, int]]:
+    """``(count of E, m)`` at every point of ``panels`` inside the theorem's window (m is ``m0`` unless
+    the panel sweeps m)."""
+    return [(c.E, int(pn.xs[i]) if pn.key == "m" else int(m0))
+            for pn in panels for i, (c, w) in enumerate(zip(pn.counts, pn.in_window, strict=True)) if w]
+
+
+def window_agree(points: Sequence[tuple[int, int]], p1: float, R: int) -> int:
+    """How many in-window counts lie within 4 sd + 1 of ``R (1 - (1 - p1)^m)``: the test of the firing
+    probability p1 (the claim's 2^-s, or a control's alternative)."""
+    return sum(binom_ok(E, R, p_success(p1, m)) for E, m in points)
+
+
+def fit_p1(points: Sequence[tuple[int, int]], R: int) -> float:
+    """Maximum-likelihood per-neuron firing probability from in-window counts (grid of step 1e-4)."""
+    grid = np.arange(1, 10000) / 10000.0
+    E = np.array([e for e, _ in points], float)[:, None]
+    P = 1 - (1 - grid[None, :]) ** np.array([m for _, m in points], float)[:, None]
+    ll = (E * np.log(P) + (R - E) * np.log(np.clip(1 - P, 1e-300, None))).sum(0)
+    return float(grid[int(ll.argmax())])
+
+
+def panel_claim(C, cid: str, statement: str, pn: Panel, paper: str = "counts lost from our copy",
+                extra_ok: bool = True, criterion: str = "") -> None:
+    """Record one Fig panel as an experiment claim: every tested point's count within 4 sd + 1 of R·P(E)
+    (exactly 0 where P = 0); the control is the same test against P(E) with the per-neuron firing chance
+    halved (one more needle coordinate to get right). ``extra_ok`` joins both (e.g. linear stayed silent)."""
+    from lib.core.claims import EXPERIMENT, Scale
+    ok, text = pn.verdict()
+    ok_alt, text_alt = pn.verdict(pn.theory_alt)
+    C.check(cid, statement, kind=EXPERIMENT, paper=paper, ours=text, ok=bool(ok and extra_ok),
+            criterion=criterion or "|count − R·P(E)| ≤ 4 sd + 1 at every tested point; 0 where P = 0",
+            stable=False, control=("firing chance per neuron halved", bool(ok_alt and extra_ok), text_alt),
+            scale=Scale(ours=f"{pn.R} models per point, {len(pn.xs)} points", paper="100 models per point"))

@@ -1,0 +1,390 @@
+"""Paper-scale evidence: long CPU runs, stored with provenance, read by the pages, re-verified by the tests.
+
+A chapter declares its evidence sweeps in ``lib/chapters/<pkg>/evidence.py`` as ``SWEEPS = {name: dict(...)}``
+with keys ``fn`` (the training function of :func:`lib.engine.sweep.run`), ``points`` (the grid), ``group_by``,
+``config`` (the recipe: passed to ``fn`` as keyword arguments and hashed into the fingerprint), ``cost_s``
+(measured CPU-seconds per point, for ``--list``), ``budget_h`` (CPU-hours allowed), ``claims`` (the claim
+ids it feeds), ``what`` (one line), ``paper`` (the paper's scale) and ``verify`` (``fields``: {result key:
+absolute tolerance}, ``units``: how many work units the test re-trains; None: too costly to re-train).
+
+``python -m lib evidence <chapter> [<name> ...]`` runs them on :func:`lib.engine.sweep.run` into
+``book/evidence/<chapter>/<name>/points-<fingerprint>/`` (one JSON file per finished point, written as it
+finishes: an interrupted run resumes and never recomputes a stored point), next to ``manifest.json``:
+the grid, the recipe, the code fingerprint and the hash of every module it covers, and per session the git
+commit, torch/numpy versions, CPU model and date; at the end of a run the CPU-seconds per point and, per
+model family, the model-steps/s and the fraction of this machine's float32 GEMM peak (measured once per run).
+
+Each stored result carries a ``digest`` (:func:`seal`) of its point and numbers: a hand-edited number is
+found by :func:`check`. When the training code or the recipe changes, the fingerprint differs, :func:`load`
+and :func:`check` say the evidence is stale and print the command that refreshes it; points of two code
+versions are never mixed (each version has its own ``points-<fingerprint>`` folder; a new run keeps only
+its own and moves the others to ``.cache/evidence-old/``). :func:`verify` re-trains a deterministic sample
+of work units and compares them.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lib.core import codehash
+from lib.engine import sweep
+
+ROOT = codehash.ROOT / "book" / "evidence"
+ENGINE = ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
+
+
+# ----------------------------------------------------------------------------------------------
+# declarations
+# ----------------------------------------------------------------------------------------------
+def chapters() -> list[str]:
+    """The chapters whose package declares evidence sweeps."""
+    pk = codehash.ROOT / "lib" / "chapters"
+    return sorted(p.parent.name.replace("_", "-") for p in pk.glob("*/evidence.py"))
+
+
+def sweeps(chapter: str) -> dict[str, dict]:
+    """The chapter's declared sweeps, each with ``chapter`` and ``name`` added."""
+    try:
+        mod = importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}.evidence")
+    except ModuleNotFoundError as exc:
+        raise RuntimeError(f"chapter {chapter!r} declares no evidence sweeps (choose one of "
+                           f"{', '.join(chapters())})") from exc
+    return {k: dict(v, chapter=chapter, name=k) for k, v in mod.SWEEPS.items()}
+
+
+def command(chapter: str, name: str | None = None) -> str:
+    return f"python -m lib evidence {chapter}" + (f" {name}" if name else "")
+
+
+def folder(chapter: str, name: str, root: Path | None = None) -> Path:
+    return Path(root or ROOT) / chapter / name
+
+
+def fingerprint(sw: dict) -> str:
+    """The sweep's fingerprint: its recipe and its training code (:func:`lib.engine.sweep.fingerprint`)."""
+    return sweep.fingerprint(sw["fn"], sw["config"])
+
+
+def module_hashes(sw: dict) -> dict[str, str]:
+    """The hash of every module the training code covers (to name the changed ones when it is stale)."""
+    mods = codehash.module_closure([], ENGINE + [sw["fn"].__module__])
+    return {m: codehash.code_hash([m]) for m in mods}
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+def seal(point: dict, result: dict) -> dict:
+    """``result`` with a ``digest`` of the point and the result (a hand edit then shows)."""
+    body = sweep._jsonable({k: v for k, v in result.items() if k != "digest"})
+    d = hashlib.sha256(_canon({"point": point, "result": body}).encode()).hexdigest()[:16]
+    return dict(body, digest=d)
+
+
+# ----------------------------------------------------------------------------------------------
+# provenance
+# ----------------------------------------------------------------------------------------------
+def machine() -> dict:
+    """git commit, library versions, CPU model, date."""
+    import numpy
+    import torch
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=codehash.ROOT, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
+            "torch": torch.__version__, "numpy": numpy.__version__, "cpu": cpu, "cores": os.cpu_count(),
+            "python": platform.python_version()}
+
+
+def gemm_peak(n: int = 1024, reps: int = 5) -> dict:
+    """This machine's float32 GEMM rate on one torch thread (best of ``reps`` n×n×n products)."""
+    import torch
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    best = min(_timed(lambda: a @ b) for _ in range(reps))
+    torch.set_num_threads(old)
+    return {"gflops": 2 * n ** 3 / best / 1e9, "what": f"{n}x{n}x{n} float32 GEMM, one thread, best of {reps}"}
+
+
+def reference_peak() -> dict | None:
+    """The float32 GEMM peak measured on a quiet machine by ``benchmarks/sweep.py`` (its provenance kept)."""
+    f = codehash.ROOT / "benchmarks" / "results" / "sweep-cpu-grids.json"
+    try:
+        d = json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None
+    return {"gflops": d["peak_gflops"], "what": d.get("peak_what", ""), "source": str(f.relative_to(codehash.ROOT)),
+            "load_before": d.get("load_before")}
+
+
+def _timed(f) -> float:
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
+def throughput(rows: list[dict], peak_gflops: float | None) -> dict[str, dict]:
+    """Per model family: model-steps/s and GFLOP/s per CPU-second, and the fraction of the GEMM peak (the
+    reference peak measured on a quiet machine when there is one: the run's own is measured under load)."""
+    fams: dict[str, list[float]] = {}
+    for r in rows:
+        f = fams.setdefault(r.get("family", "?"), [0.0, 0.0, 0.0])
+        f[0] += r.get("steps", 0)
+        f[1] += r.get("steps", 0) * r.get("flops_per_step", 0.0)
+        f[2] += r.get("cpu_s", 0.0)
+    out = {}
+    for k, (steps, fl, cpu) in sorted(fams.items()):
+        g = fl / max(cpu, 1e-12) / 1e9
+        out[k] = {"model_steps_per_s": round(steps / max(cpu, 1e-12), 1), "gflops": round(g, 2),
+                  "peak_fraction": round(g / peak_gflops, 3) if peak_gflops else None, "cpu_s": round(cpu, 1)}
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# running
+# ----------------------------------------------------------------------------------------------
+def _manifest_path(chapter: str, name: str, root: Path | None = None) -> Path:
+    return folder(chapter, name, root) / "manifest.json"
+
+
+def read_manifest(chapter: str, name: str, root: Path | None = None) -> dict | None:
+    try:
+        return json.loads(_manifest_path(chapter, name, root).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_manifest(man: dict, chapter: str, name: str, root: Path | None = None) -> None:
+    p = _manifest_path(chapter, name, root)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(man, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, p)
+
+
+def _start_manifest(sw: dict, fp: str, root: Path | None) -> dict:
+    old = read_manifest(sw["chapter"], sw["name"], root) or {}
+    sessions = old.get("sessions", []) if old.get("fingerprint") == fp else []
+    for d in folder(sw["chapter"], sw["name"], root).glob("points-*"):
+        if d.name != f"points-{fp}":          # another code version: never mixed in, moved aside, never deleted
+            keep = codehash.ROOT / ".cache" / "evidence-old" / sw["chapter"] / sw["name"] / d.name
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(keep, ignore_errors=True)
+            shutil.move(str(d), str(keep))
+            print(f"[lib] {sw['chapter']}/{sw['name']}: the stored points of another code version "
+                  f"({stale_reason(sw, old) or 'other fingerprint'}) moved to {keep}; starting this version's run")
+    pdir = folder(sw["chapter"], sw["name"], root) / f"points-{fp}"
+    missing = len({sweep.point_key(p) for p in sw["points"]} - (sweep.Store(pdir).keys() if pdir.is_dir() else set()))
+    return {"chapter": sw["chapter"], "name": sw["name"], "what": sw["what"], "paper": sw.get("paper", ""),
+            "fingerprint": fp, "points_folder": f"points-{fp}", "config": sw["config"],
+            "group_by": list(sw["group_by"]), "grid": sw["points"], "n_points": len(sw["points"]),
+            "modules": module_hashes(sw), "claims": sw.get("claims", []), "budget_cpu_h": sw.get("budget_h"),
+            "command": command(sw["chapter"], sw["name"]), "sessions": sessions + ([machine()] if missing or not sessions else []),
+            "complete": False}
+
+
+def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Path | None = None,
+        quiet: bool | None = None) -> dict[str, dict]:
+    """Run (or resume) the chapter's sweeps ``names`` (all if None); returns name -> manifest."""
+    sws = sweeps(chapter)
+    unknown = [n for n in names or [] if n not in sws]
+    if unknown:
+        raise RuntimeError(f"{chapter} has no evidence sweep {unknown[0]!r} (choose among {', '.join(sws)})")
+    peak, ref = gemm_peak(), reference_peak()
+    out = {}
+    for n in names or list(sws):
+        sw = sws[n]
+        fp = fingerprint(sw)
+        man = _start_manifest(sw, fp, root)
+        man["gemm_peak"], man["gemm_peak_reference"] = dict(peak, load=os.getloadavg()), ref
+        _write_manifest(man, chapter, n, root)
+        base = folder(chapter, n, root)
+        sweep.run(sw["fn"], sw["points"], name="points", group_by=sw["group_by"], config=sw["config"],
+                  fn_kwargs=sw["config"], run_dir=base, workers=workers, quiet=quiet, desc=f"{chapter}/{n}")
+        shutil.rmtree(base / f"points-{fp}" / ".progress", ignore_errors=True)
+        rows = _rows(base / f"points-{fp}")
+        man.update(complete=len(rows) == len(sw["points"]), **_stats(rows, (ref or peak)["gflops"]))
+        _write_manifest(man, chapter, n, root)
+        out[n] = man
+    return out
+
+
+def _rows(points_dir: Path) -> list[dict]:
+    return [{**r["result"], **r["point"]} for r in sweep.Store(points_dir).records()] if points_dir.is_dir() else []
+
+
+def _stats(rows: list[dict], peak: float | None) -> dict:
+    cpu = sum(r.get("cpu_s", 0.0) for r in rows)
+    return {"n_stored": len(rows), "cpu_hours": round(cpu / 3600, 4),
+            "cpu_s_per_point": round(cpu / max(len(rows), 1), 2), "throughput": throughput(rows, peak)}
+
+
+# ----------------------------------------------------------------------------------------------
+# reading (pages)
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Evidence:
+    """A stored sweep as a page reads it."""
+    chapter: str
+    name: str
+    points: list[dict] = field(default_factory=list)     # {**result, **point} of every stored point
+    manifest: dict | None = None
+    stale: bool = False
+    reason: str = ""                                      # why stale, or why there is nothing
+    total: int = 0                                        # points in the declared grid
+
+    @property
+    def command(self) -> str:
+        return command(self.chapter, self.name)
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.points) and len(self.points) >= self.total and not self.stale
+
+    @property
+    def cpu_hours(self) -> float:
+        return sum(r.get("cpu_s", 0.0) for r in self.points) / 3600
+
+    @property
+    def label(self) -> str:
+        if not self.points:
+            return f"no stored run ({self.reason}); produce it with `{self.command}`"
+        date = (self.manifest or {}).get("sessions", [{}])[-1].get("date", "?")[:10]
+        part = "" if len(self.points) >= self.total else f" ({len(self.points)} of {self.total} points so far)"
+        stale = f" — STALE: {self.reason}; refresh with `{self.command}`" if self.stale else ""
+        return (f"stored run of {date}, {self.cpu_hours:.2f} CPU-hours{part}; reproduce with "
+                f"`{self.command}`{stale}")
+
+
+def stale_reason(sw: dict, man: dict) -> str:
+    """'' if the stored sweep matches today's recipe and code, else what changed."""
+    if _canon(man.get("config")) != _canon(json.loads(_canon(sw["config"]))):
+        return f"the recipe changed (stored {_canon(man.get('config'))}, declared {_canon(sw['config'])})"
+    if _canon(man.get("grid")) != _canon(sw["points"]):
+        return "the grid changed"
+    if man.get("fingerprint") != fingerprint(sw):
+        now = module_hashes(sw)
+        old = man.get("modules", {})
+        changed = sorted(m for m in set(now) | set(old) if now.get(m) != old.get(m))
+        return "the training code changed since the run (" + (", ".join(changed) or "fingerprint differs") + ")"
+    return ""
+
+
+def load(chapter: str, name: str, root: Path | None = None) -> Evidence:
+    """The stored points of one sweep, its manifest, and whether it is stale (no recompute)."""
+    sw = sweeps(chapter)[name]
+    man = read_manifest(chapter, name, root)
+    ev = Evidence(chapter, name, manifest=man, total=len(sw["points"]))
+    if man is None:
+        ev.reason = "not run yet"
+        return ev
+    ev.points = _rows(folder(chapter, name, root) / man["points_folder"])
+    ev.reason = stale_reason(sw, man)
+    ev.stale = bool(ev.reason)
+    if not ev.points:
+        ev.reason = ev.reason or "no point stored yet"
+    return ev
+
+
+# ----------------------------------------------------------------------------------------------
+# checking (tests)
+# ----------------------------------------------------------------------------------------------
+def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
+    """Problems of a stored sweep without re-training: staleness, edited or foreign points."""
+    ev = load(chapter, name, root)
+    where = f"{chapter}/{name}"
+    if ev.manifest is None:
+        return []
+    probs = []
+    if ev.stale:
+        probs.append(f"{where}: the stored evidence is stale: {ev.reason}; refresh with `{ev.command}`")
+    grid = {_canon(p) for p in sweeps(chapter)[name]["points"]}
+    pdir = folder(chapter, name, root) / ev.manifest["points_folder"]
+    for rec in sweep.Store(pdir).records():
+        pt, res = rec["point"], rec["result"]
+        if seal(pt, res)["digest"] != res.get("digest"):
+            probs.append(f"{where}: point {pt} was edited after it was trained (its digest does not match "
+                         f"its numbers); restore it from git or rerun `{ev.command}`")
+        if _canon(pt) not in grid:
+            probs.append(f"{where}: point {pt} is not in the declared grid")
+    return probs
+
+
+def sample_units(sw: dict, rows: list[dict], k: int) -> list[list[dict]]:
+    """``k`` work units of stored points, chosen deterministically (hash of the sweep's name)."""
+    keys = set(sweep.point_key(p) for p in sw["points"])
+    pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
+    pts = [p for p in pts if sweep.point_key(p) in keys]
+    us = sorted(sweep.units(pts, sw["group_by"]), key=lambda u: sweep.point_key(u[0]))
+    if not us:
+        return []
+    start = int(hashlib.sha256(f"{sw['chapter']}/{sw['name']}".encode()).hexdigest(), 16) % len(us)
+    return [us[(start + i) % len(us)] for i in range(min(k, len(us)))]
+
+
+def retrain(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[tuple]:
+    """Re-train a deterministic sample of stored work units with today's code: (point, field, stored, today)
+    for every compared field of every re-trained point."""
+    sw = sweeps(chapter)[name]
+    ev = load(chapter, name, root)
+    spec = sw.get("verify") or {}
+    k = spec.get("units", 0) if units is None else units
+    if not ev.points or not k:
+        return []
+    stored = {sweep.point_key({k_: r[k_] for k_ in sw["points"][0]}): r for r in ev.points}
+    out = []
+    with tempfile.TemporaryDirectory(prefix="atr-verify-") as tmp:
+        for u in sample_units(sw, ev.points, k):
+            rows = sweep.run(sw["fn"], u, name="verify", group_by=sw["group_by"], config=sw["config"],
+                             fn_kwargs=sw["config"], run_dir=tmp, workers=1, quiet=True)
+            for p, new in zip(u, rows, strict=True):
+                out += [(p, f, stored[sweep.point_key(p)][f], new[f]) for f in spec["fields"]]
+    return out
+
+
+def verify(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[str]:
+    """:func:`retrain`'s differences beyond the sweep's declared tolerances, as messages (empty: verified)."""
+    tol = (sweeps(chapter)[name].get("verify") or {}).get("fields", {})
+    return [f"{chapter}/{name}: point {p}: stored {f} = {old:.4f}, re-trained today {new:.4f} (tolerance "
+            f"{tol[f]}); if the code changed on purpose, rerun `{command(chapter, name)}`"
+            for p, f, old, new in retrain(chapter, name, root, units) if abs(float(new) - float(old)) > tol[f]]
+
+
+def listing(chapter: str | None = None, root: Path | None = None) -> list[str]:
+    """One line per declared sweep: points, estimated CPU-hours (measured per-point cost), stored state."""
+    out = []
+    for c in [chapter] if chapter else chapters():
+        for n, sw in sweeps(c).items():
+            man = read_manifest(c, n, root) or {}
+            per = man.get("cpu_s_per_point") or sw["cost_s"]
+            src = "measured in the stored run" if man.get("cpu_s_per_point") else "measured per-point cost"
+            ev = load(c, n, root)
+            state = f"{len(ev.points)}/{ev.total} stored" + (", STALE" if ev.stale else "")
+            out.append(f"{c} {n}: {len(sw['points'])} points × {per:.1f} CPU-s ({src}) = "
+                       f"{len(sw['points']) * per / 3600:.2f} CPU-hours (budget {sw['budget_h']} h); {state}\n"
+                       f"    {sw['what']}")
+    return out

@@ -1,0 +1,321 @@
+"""The notation chapter's checks: each paper's literal layer (:mod:`.layers`) against :mod:`lib.core.attention`,
+recorded as claims with their kinds and negative controls (chapter ``notation``).
+
+Every agreement claim uses one criterion, the largest relative difference over ``trials`` random draws
+``max_rel_diff ≤ tol``; its control runs the same comparison on the closest wrong reading of the paper's
+notation (query and key roles swapped, i.e. a missing transpose of ``W_QK``; the skip connection left
+out), which must exceed ``tol``.
+
+Tokens are drawn on the unit sphere and ``W_Q^h, W_K^h`` are rescaled to spectral norm 1, so every score
+lies in [-1, 1] whatever the size or the draw: the softmax cannot saturate, and a wrong score convention
+moves the output by the size of the change of the scores, not by ``e^{-gap}`` times it (with Gaussian
+tokens, a draw with a score gap of 30 made the query/key swap invisible at ``tol = 1e-8``). A query/key swap
+is invisible only for ``n = 1`` (the softmax of one key is 1) or ``d = 1`` (a 1×1 ``W_QK`` is symmetric);
+the parameter spec requires ``n, d ≥ 2``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+from torch import Tensor
+
+from lib.core import attention as att
+from lib.core.claims import FINDING, SANITY, THEOREM, Claims
+
+from .layers import (dana_eq1_second_form, dana_heads, dana_layer, dana_parameters, deng_attention, levine_eq1,
+                     levine_eq3, levine_eq12, levine_parameters, levine_residual, mahdavi_layer, mahdavi_skip_layer,
+                     max_rel_diff)
+
+RHO = 1e-6            # the relative perturbation checks-not-vacuous must detect
+N_VOCAB, D_OUT = 10, 2
+
+
+def T(M: Tensor) -> Tensor:
+    """Transpose the last two axes (row convention <-> column convention)."""
+    return M.transpose(-1, -2)
+
+
+@dataclass
+class Draws:
+    """Seeded float64 Gaussian draws on ``device`` (one generator for the whole chapter)."""
+    seed: int
+    device: torch.device | str = "cpu"
+
+    def __post_init__(self) -> None:
+        self.gen = torch.Generator(device="cpu").manual_seed(self.seed)
+
+    def randn(self, *shape: int, std: float = 1.0) -> Tensor:
+        return (torch.randn(*shape, generator=self.gen, dtype=torch.float64) * std).to(self.device)
+
+    def tokens(self, n: int, d: int, norm: float = 1.0) -> Tensor:
+        """``n`` tokens of ``R^d`` (rows) drawn uniformly on the sphere of radius ``norm``."""
+        X = self.randn(n, d)
+        return norm * X / X.norm(dim=-1, keepdim=True)
+
+    def weights(self, H: int, d: int, d_h: int, d_v: int, d_out: int) -> dict[str, Tensor]:
+        """Row-convention weights (lib's and Mahdavi et al.'s): ``W_Q^h, W_K^h`` of spectral norm 1 (scores of
+        unit tokens in [-1, 1]), ``W_V, W_O`` with variance ``1/fan_in``."""
+        def unit(W: Tensor) -> Tensor:
+            return W / torch.linalg.matrix_norm(W, ord=2, keepdim=True)
+        return {"W_Q": unit(self.randn(H, d, d_h)), "W_K": unit(self.randn(H, d, d_h)),
+                "W_V": self.randn(H, d, d_v, std=d ** -0.5), "W_O": self.randn(H, d_v, d_out, std=(H * d_v) ** -0.5)}
+
+
+def agree(C: Claims, id: str, statement: str, errs: list[float], *, tol: float, paper: str,
+          control: tuple[str, list[float]] | None = None, kind: str = THEOREM) -> float:
+    """Record 'max over draws of the relative difference ≤ tol'; the control (description, its differences)
+    is judged by the same expression. Returns the largest difference."""
+    e = max(errs)
+    ctl = None
+    if control is not None:
+        ce = max(control[1])
+        ctl = (control[0], ce <= tol, f"max rel. diff {ce:.1e}")
+    C.check(id, statement, kind=kind, paper=paper, ours=f"max rel. diff {e:.1e} over {len(errs)} draws",
+            ok=e <= tol, criterion=f"max rel. diff ≤ tol = {tol:g}", stable=False, control=ctl)
+    return e
+
+
+def _mahdavi_lib(E, e, W, W_D, Wq, Wk, skip=False):
+    """lib.core.attention on Mahdavi et al.'s data: one query e, context E, then the decoder W_D."""
+    return att.attention(e[None, :], E, Wq, Wk, W["W_V"], W["W_O"], skip=skip)[0] @ W_D
+
+
+def _dana_lib(X, m, Wq, Wk):
+    """lib.core.attention on Dana et al.'s model: transposed weights, last token queries, skip, then W_U."""
+    return att.attention(X[-1:], X, T(Wq), T(Wk), T(m["W_V"]), T(m["W_O"]), skip=True)[0] @ m["W_U"].T
+
+
+def _levine_lib(Xc, Wv, Wo, q, k, **kw):
+    """lib.core.attention on Levine et al.'s columns: self-attention with transposed weights."""
+    return att.attention(Xc.T, Xc.T, T(q), T(k), T(Wv), T(Wo), **kw).T
+
+
+def mahdavi(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: int, trials: int, tol: float) -> dict:
+    """Mahdavi et al. eqs. (1)-(6) and Appendix C's skip variant against lib; the parameter count."""
+    errs: dict[str, list[float]] = {k: [] for k in ("eq", "swap", "skip", "noskip")}
+    for _ in range(trials):
+        E, e = D.tokens(n, d), D.tokens(1, d)[0]
+        W = D.weights(H, d, d_h, d_v, d)
+        W_O, W_D = W["W_O"].reshape(H * d_v, d), D.randn(d, D_OUT, std=d ** -0.5)   # W_O ∈ R^{Hd_v×d}
+
+        lib = partial(_mahdavi_lib, E, e, W, W_D)
+        y = mahdavi_layer(E, e, W["W_Q"], W["W_K"], W["W_V"], W_O, W_D)
+        y_skip = mahdavi_skip_layer(E, e, W["W_Q"], W["W_K"], W["W_V"], W_O, W_D)
+        errs["eq"].append(max_rel_diff(y, lib(W["W_Q"], W["W_K"])))
+        errs["swap"].append(max_rel_diff(y, lib(W["W_K"], W["W_Q"])))
+        errs["skip"].append(max_rel_diff(y_skip, lib(W["W_Q"], W["W_K"], skip=True)))
+        errs["noskip"].append(max_rel_diff(y_skip, lib(W["W_Q"], W["W_K"])))
+    out = {"eq": agree(C, "mahdavi-eq1-6", "Mahdavi et al. eqs. (1)-(6) are lib.core.attention with one query, "
+                       "softmax, no scaling, W_O split into H blocks of d_v rows, followed by W_D", errs["eq"],
+                       tol=tol, paper="eqs. (1)-(6)",
+                       control=("keys and queries swapped: α_h = E W_Q W_K^T e", errs["swap"])),
+           "skip": agree(C, "mahdavi-skip", "Mahdavi et al. Appendix C (Remark 2): eq. (5) with the skip, "
+                         "o = W_O^T[p_1;…;p_H] + e, is lib.core.attention with skip=True", errs["skip"], tol=tol,
+                         paper="App. C, eq. (5')", control=("the layer without the skip (eq. 5)", errs["noskip"]))}
+    counted = sum(w.numel() for w in (W["W_Q"], W["W_K"], W["W_V"], W_O, W_D))
+    formula = 2 * H * d * d_h + H * d * d_v + d * D_OUT
+    C.check("mahdavi-param-count", "The paper's parameter count 2Hdd_h + Hdd_v + dd_out leaves out W_O: "
+            "the tensors of the layer built above exceed it by exactly the entries of W_O",
+            kind=FINDING, paper=f"{formula}", ours=f"{counted} counted (difference {counted - formula})",
+            ok=counted - formula == W_O.numel(), criterion="counted − formula = number of entries of W_O")
+    out.update(counted=counted, formula=formula, W_O=W_O.numel())
+    return out
+
+
+def _dana_draw(D: Draws, n: int, d: int, H: int, d_h: int) -> dict[str, Tensor]:
+    """One AoT in Dana et al.'s notation: embeddings, left-multiplying weights (transposes of row draws)."""
+    W = D.weights(H, d, d_h, d_h, d)
+    return {"t": torch.randint(0, N_VOCAB, (n,), generator=D.gen).to(D.device), "emb": D.tokens(N_VOCAB, d, 0.5),
+            "pos": D.tokens(n, d, 0.5), "W_U": D.randn(N_VOCAB, d, std=d ** -0.5),
+            "W_Q": T(W["W_Q"]), "W_K": T(W["W_K"]), "W_V": T(W["W_V"]), "W_O": T(W["W_O"])}
+
+
+def dana(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol: float) -> dict:
+    """Dana et al. eq. (2), literally (concatenated W_O, block-diagonal W_V), against lib and against eq. (1)."""
+    errs: dict[str, list[float]] = {k: [] for k in ("eq", "swap", "heads")}
+    for _ in range(trials):
+        m = _dana_draw(D, n, d, H, d_h)
+        X = m["emb"][m["t"]] + m["pos"]
+        logits = dana_layer(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_V"], m["W_O"], m["W_U"])
+
+        lib = partial(_dana_lib, X, m)
+        heads = dana_heads(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_V"], m["W_O"])
+        errs["eq"].append(max_rel_diff(logits, lib(m["W_Q"], m["W_K"])))
+        errs["swap"].append(max_rel_diff(logits, lib(m["W_K"], m["W_Q"])))
+        errs["heads"].append(max_rel_diff(logits, m["W_U"] @ (X[-1] + heads)))
+    out = {"eq": agree(C, "dana-eq1-2", "Dana et al. eq. (2), written literally (W_O = [W_O^1,…,W_O^H], "
+                       "W_V = blockdiag(W_V^h)), is lib.core.attention with transposed weights, the last token as "
+                       "query, softmax, skip=True, followed by W_U", errs["eq"], tol=tol, paper="eqs. (1)-(2)",
+                       control=("W_QK^h transposed (key and query roles swapped)", errs["swap"])),
+           "heads": agree(C, "dana-eq2-heads", "Eq. (2)'s concatenated product W_O W_V A equals the per-head sum "
+                          "Σ_h W_O^h W_V^h A^h of eq. (1) (block matrix product)", errs["heads"], tol=tol,
+                          paper="eq. (1) = eq. (2)", kind=SANITY)}
+    out.update(dana_typos(C, m, tol), count=dana_count(C, n, d, H, d_h))
+    return out
+
+
+def dana_typos(C: Claims, m: dict[str, Tensor], tol: float) -> dict:
+    """The two misprints of Dana et al. §2 (arXiv v1), checked on the model ``m`` built above."""
+    d_h, d = m["W_Q"].shape[-2:]
+    try:
+        second = dana_eq1_second_form(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_O"])
+        first = dana_heads(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_V"], m["W_O"])
+        diff = max_rel_diff(second, first)
+        ours, wrong = f"both defined (d_h = d); rel. diff {diff:.2g}", diff > tol
+    except RuntimeError:
+        ours, wrong = f"undefined: W_O^h is {d}×{d_h}, Σ_s a_s x_s is in R^{d}", True
+    C.check("dana-eq1-drops-WV", "Eq. (1)'s second equality W_O^h Σ_s a^h_s x_s drops W_V^h: it is undefined "
+            "for d_h < d and differs from W_O^h W_V^h A^h for d_h = d", kind=FINDING,
+            paper="W_O^h W_V^h A^h = W_O^h Σ_s a^h_s (e(t_s) + pos_s)", ours=ours, ok=wrong, stable=False,
+            criterion="the second expression is undefined or differs by more than tol")
+    W_O_cat = torch.cat(list(m["W_O"]), dim=1)
+    W_QK = m["W_Q"][0].T @ m["W_K"][0]
+    shapes_ok = tuple(W_O_cat.shape) == (d, m["W_O"].shape[0] * d_h) and tuple(W_QK.shape) == (d, d)
+    C.check("dana-WO-shape-typo", "'W_Q^h ∈ R^{d,d_h}' in §2 should read W_O^h: W_QK^h = (W_Q^h)^T W_K^h ∈ R^{d×d} "
+            "needs W_Q^h ∈ R^{d_h×d}, and W_O ∈ R^{d×Hd_h} needs W_O^h ∈ R^{d×d_h}", kind=FINDING,
+            paper="W_Q^h ∈ R^{d_h,d} and W_Q^h ∈ R^{d,d_h}",
+            ours=f"model built: W_Q^h {d_h}×{d}, W_O^h {d}×{d_h}, W_O {tuple(W_O_cat.shape)}, W_QK {tuple(W_QK.shape)}",
+            ok=shapes_ok, criterion="the built model's concatenation and W_QK have the paper's shapes")
+    return {"eq1_second": ours}
+
+
+def dana_count(C: Claims, n: int, d: int, H: int, d_h: int) -> int:
+    """Count the tensors of the AoT as the paper lists them, against d(S + 2N + 4 d_h H)."""
+    tensors = dana_parameters(N_VOCAB, n, d, H, d_h)
+    counted = sum(w.numel() for ws in tensors.values() for w in ws)
+    formula = d * (n + 2 * N_VOCAB + 4 * d_h * H)
+    C.sanity("dana-param-count", "Dana et al.: the AoT has d(S + 2N + 4 d_h H) parameters (counted over the "
+             f"{sum(map(len, tensors.values()))} tensors e, pos, W_U, W_Q^h, W_K^h, W_V^h, W_O^h; the off-diagonal "
+             "zeros of the block-diagonal W_V are not parameters)", paper=formula, ours=counted,
+             ok=counted == formula, criterion="equal")
+    return counted
+
+
+def levine(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol: float) -> dict:
+    """Levine et al. eqs. (1), (3), (12) and the residual block of Appendix A.4 (tokens as columns)."""
+    errs: dict[str, list[float]] = {k: [] for k in ("1", "1s", "3", "3s", "12", "12s", "res", "nores")}
+    for _ in range(trials):
+        Xc = D.tokens(n, d).T                                          # tokens as columns
+        W = D.weights(H, d, d_h, d_h, d)
+        Wq, Wk, Wv, Wo = T(W["W_Q"]), T(W["W_K"]), T(W["W_V"]), T(W["W_O"])   # [H, d_a, d_x], W_O [H, d_x, d_a]
+
+        lib = partial(_levine_lib, Xc, Wv, Wo)
+        y1, y3 = levine_eq1(Xc, Wq, Wk, Wv, Wo), levine_eq3(Xc, Wq, Wk, Wv, Wo)
+        for key, q, k in (("", Wq, Wk), ("s", Wk, Wq)):
+            errs["1" + key].append(max_rel_diff(y1, lib(q, k, scale=d_h ** -0.5)))
+            errs["3" + key].append(max_rel_diff(y3, lib(q, k, score_map="identity")))
+            errs["12" + key].append(max_rel_diff(levine_eq12(Xc, q, k, Wv, Wo), y3))
+        y_res = levine_residual(Xc, Wq, Wk, Wv, Wo)
+        errs["res"].append(max_rel_diff(y_res, lib(Wq, Wk, score_map="identity", skip=True)))
+        errs["nores"].append(max_rel_diff(y_res, lib(Wq, Wk, score_map="identity")))
+    swap = "W^{Q,h} and W^{K,h} swapped (a missing transpose of the score matrix)"
+    out = {k: agree(C, cid, f"Levine et al. {what}", errs[k], tol=tol, paper=paper, control=(swap, errs[k + "s"]))
+           for k, cid, what, paper in (
+               ("1", "levine-eq1", "eq. (1), SM_j{⟨W^Q x^i, W^K x^j⟩/√d_a} summed over heads, is lib.core.attention "
+                "with transposed weights and scale 1/√d_a", "eq. (1)"),
+               ("3", "levine-eq3", "eq. (3) (no softmax), summed over positions and heads, is lib.core.attention "
+                "with score_map='identity'", "eq. (3)"),
+               ("12", "levine-eq12", "eq. (12) is the matrix form of eq. (3)", "eq. (12) = eq. (3)"))}
+    out["res"] = agree(C, "levine-residual", "Levine et al. App. A.4: the residual block x + f(x), f = eq. (3), is "
+                       "lib.core.attention with score_map='identity' and skip=True", errs["res"], tol=tol,
+                       paper="App. A.4, Fig. 5", control=("the block without its skip connection", errs["nores"]))
+    out["d_a"] = levine_da(C, d)
+    return out
+
+
+def levine_da(C: Claims, d: int) -> dict[int, int]:
+    """With d_a = d_x/H each layer's attention weights number 4 d_x^2, whatever H (every H dividing d_x)."""
+    counts = {h: sum(w.numel() for w in levine_parameters(d, h)) for h in range(1, d + 1) if d % h == 0}
+    C.sanity("levine-da", "Levine et al. take d_a = d_x/H: one layer's W^{Q,h}, W^{K,h}, W^{V,h}, W^{O,h} then "
+             "hold 4 d_x^2 entries for every H dividing d_x (counted over the built tensors)",
+             paper=f"4 d_x^2 = {4 * d * d}", ours=", ".join(f"H={h}: {c}" for h, c in counts.items()),
+             ok=all(c == 4 * d * d for c in counts.values()), criterion="every count = 4 d_x^2")
+    return counts
+
+
+def deng(C: Claims, D: Draws, n: int, d: int, d_h: int, d_v: int, trials: int, tol: float) -> dict:
+    """Deng et al. (reconstructed formulas) against lib, and the row-major vec identity (lib not involved)."""
+    errs: dict[str, list[float]] = {k: [] for k in ("softmax", "softmaxT", "linear", "linearT", "vec", "vecT")}
+    for _ in range(trials):
+        A1, A2 = D.tokens(n, d).abs(), D.tokens(n, d).abs()    # positive: every linear score is positive
+        Q, K = (W / torch.linalg.matrix_norm(W, ord=2) for W in (D.randn(d, d_h).abs(), D.randn(d, d_h).abs()))
+        V = D.randn(d, d_v)
+        Xp = Q @ K.T
+        for sm in ("softmax", "linear"):
+            ours = deng_attention(A1, A2, Xp, V, sm)
+            errs[sm].append(max_rel_diff(ours, att.attention(A1, A2, Q[None], K[None], V[None], score_map=sm)))
+            errs[sm + "T"].append(max_rel_diff(ours, att.attention(A1, A2, K[None], Q[None], V[None], score_map=sm)))
+        lhs = (A1 @ Xp @ A2.T).reshape(-1)                      # row-major vec
+        errs["vec"].append(max_rel_diff(torch.kron(A1, A2) @ Xp.reshape(-1), lhs))
+        errs["vecT"].append(max_rel_diff(torch.kron(A1, A2) @ Xp.T.reshape(-1), (A1 @ Xp @ A2.T).T.reshape(-1)))
+    rec = "(formula reconstructed: the paper's equations are lost in our copy) "
+    return {
+        "softmax": agree(C, "deng-softmax", rec + "D^-1 exp(A1 X A2^T) A2 V with X = QK^T is lib.core.attention "
+                         "(one head, softmax)", errs["softmax"], tol=tol, paper="reconstructed", kind=SANITY,
+                         control=("X transposed (QK^T read as KQ^T)", errs["softmaxT"])),
+        "linear": agree(C, "deng-linear", rec + "D_lin^-1 (A1 X A2^T) A2 V is lib.core.attention with "
+                        "score_map='linear'", errs["linear"], tol=tol, paper="reconstructed", kind=SANITY,
+                        control=("X transposed (QK^T read as KQ^T)", errs["linearT"])),
+        "vec": agree(C, "deng-vec", "Linear algebra behind Deng et al.'s proofs (lib not involved): "
+                     "vec(A1 X A2^T) = (A1 ⊗ A2) vec(X) for the row-major vec", errs["vec"], tol=tol,
+                     paper="reconstructed", kind=SANITY,
+                     control=("column-major vec with the same factors (it needs A2 ⊗ A1)", errs["vecT"])),
+    }
+
+
+def _four_outputs(E: Tensor, W: dict[str, Tensor], swap: bool = False) -> dict[str, Tensor]:
+    """The single-query softmax output (no skip, no scale) of one set of row-convention weights, computed by
+    each paper's literal layer. ``swap``: Dana et al.'s W_QK^h transposed (the control)."""
+    H, d_v, d = W["W_O"].shape
+    d_h, I = W["W_Q"].shape[-1], torch.eye(d, dtype=E.dtype, device=E.device)
+    q, k = (W["W_K"], W["W_Q"]) if swap else (W["W_Q"], W["W_K"])
+    W_O = W["W_O"].reshape(H * d_v, d)
+    return {
+        "mahdavi": mahdavi_layer(E, E[-1], W["W_Q"], W["W_K"], W["W_V"], W_O, I),
+        "dana": dana_layer(torch.arange(E.shape[0], device=E.device), E, torch.zeros_like(E), T(q), T(k),
+                           T(W["W_V"]), T(W["W_O"]), I) - E[-1],                      # remove the skip
+        "levine": levine_eq1(E.T, T(W["W_Q"]) * d_h ** 0.25, T(W["W_K"]) * d_h ** 0.25, T(W["W_V"]),
+                             T(W["W_O"]))[:, -1],
+        "deng": sum(deng_attention(E, E, W["W_Q"][h] @ W["W_K"][h].T, W["W_V"][h] @ W["W_O"][h], "softmax")[-1]
+                    for h in range(H)),
+    }
+
+
+def four_notations(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: int, trials: int,
+                   tol: float) -> dict:
+    """One set of weights through the four papers' layers and torch's SDPA; the perturbation check."""
+    errs: dict[str, list[float]] = {k: [] for k in ("pair", "swap", "sdpa", "moved", "same")}
+    for _ in range(trials):
+        E, W = D.tokens(n, d), D.weights(H, d, d_h, d_v, d)
+        outs, bad = _four_outputs(E, W), _four_outputs(E, W, swap=True)
+        errs["pair"].append(max(max_rel_diff(outs["mahdavi"], o) for o in outs.values()))
+        errs["swap"].append(max(max_rel_diff(outs["mahdavi"], o) for o in bad.values()))
+        q, k, v = (E[-1:] @ W["W_Q"])[:, None], (E @ W["W_K"])[:, None], (E @ W["W_V"])[:, None]
+        sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0)[:, 0, 0]   # [H, d_v]
+        errs["sdpa"].append(max_rel_diff((sdpa[:, None, :] @ W["W_O"]).sum(0)[0], outs["mahdavi"]))
+        # the output is linear in W_V: scaling every W_V^h by 1 + RHO moves it by exactly RHO times itself
+        W_O, I = W["W_O"].reshape(H * d_v, d), torch.eye(d, dtype=E.dtype, device=E.device)
+        moved = mahdavi_layer(E, E[-1], W["W_Q"], W["W_K"], W["W_V"] * (1 + RHO), W_O, I)
+        lib_out = att.attention(E[-1:], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"])[0]
+        errs["moved"].append(max_rel_diff(moved, lib_out))
+        errs["same"].append(max_rel_diff(outs["mahdavi"], lib_out))
+    out = {"pair": agree(C, "four-notations-agree", "The four papers' layers, fed one set of weights, give the "
+                         "same single-query softmax output", errs["pair"], tol=tol, paper="one layer",
+                         control=("Dana et al.'s layer fed W_QK^h transposed", errs["swap"])),
+           "sdpa": agree(C, "sdpa-agrees", "torch's scaled_dot_product_attention (scale 1) gives the same output",
+                         errs["sdpa"], tol=tol, paper="same layer", kind=SANITY)}
+    lo, hi = min(errs["moved"]), min(errs["same"])
+    C.sanity("checks-not-vacuous", f"The agreement criterion (Mahdavi et al.'s layer against lib, rel. diff ≤ tol) "
+             f"rejects the layer with every value weight scaled by 1 + ρ, ρ = {RHO:g}, in every draw", paper="(our check)",
+             ours=f"smallest rel. diff {lo:.1e}", ok=lo > tol, criterion=f"smallest rel. diff over draws > tol = {tol:g}",
+             stable=False, control=("the unperturbed layer (ρ = 0)", hi > tol, f"smallest rel. diff {hi:.1e}"))
+    out.update(moved=lo, same=hi, swap=max(errs["swap"]))
+    return out
+
+
+def report(C: Claims, *ids: str) -> None:
+    """Print the one-line verdicts of the claims ``ids`` (under the cell that recorded them)."""
+    for i in ids:
+        print(repr(C.claims[i]))
