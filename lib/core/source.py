@@ -1,4 +1,4 @@
-"""Show the function behind a construction on the page where it is used (chapter ``notation``).
+"""Show the function behind a construction on the page where it is used (used by every chapter).
 
 :func:`show` displays each function's source in a collapsed HTML ``<details>`` block headed by its module
 path, so the reader can open the code the check runs without the page turning into code. Plain HTML
@@ -10,7 +10,7 @@ import inspect
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def details(*fns: Callable, summary: str = "") -> str:
