@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from lib.chapters.depth_width import depthseries as ds
+from lib.chapters.depth_width import series_report as dr
 from lib.chapters.depth_width.bounds import multiset
 from lib.core.claims import HOLDS, Claims
 
@@ -76,7 +77,7 @@ def test_stored_cheapest_points_recomputed(stored):
 
 def test_report_claims_and_stale_warning(stored, tmp_path, capsys):
     C = Claims("depth-width")
-    ds.report(C)
+    dr.report(C)
     out = capsys.readouterr().out
     assert "stored run of" in out and ds.COMMAND in out
     assert C.missing_controls() == []
@@ -86,5 +87,5 @@ def test_report_claims_and_stale_warning(stored, tmp_path, capsys):
     man = json.loads((ds.STORE / "manifest.json").read_text())
     man["code_hash"] = "0" * 16
     (tmp_path / "manifest.json").write_text(json.dumps(man))
-    ds.report(Claims("depth-width"), tmp_path)
+    dr.report(Claims("depth-width"), tmp_path)
     assert "stale" in capsys.readouterr().out

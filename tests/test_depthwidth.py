@@ -173,3 +173,56 @@ def test_lm_grid_runs_on_the_sweep_engine_and_resumes(tmp_path, monkeypatch):
     # another corpus is another sweep: nothing is reused from the first
     with pytest.raises(AssertionError, match="trained again"):
         lm.run_grid([1, 2], [2000.0], ids[::-1].copy(), 64, **kw)
+
+
+def _lm_results(diff_small: float, diff_large: float):
+    """Two sizes, depths 2 and 4; ``diff`` = loss(deeper) − loss(shallower) at each size."""
+    R = lm.RunResult
+    return [R(2, 28, 18816, 19376, 4.3, 4.30, 1.0), R(4, 20, 19200, 19960, 4.3, 4.30 + diff_small, 1.0),
+            R(2, 58, 80736, 81896, 4.0, 4.00, 1.0), R(4, 40, 76800, 78320, 4.0, 4.00 + diff_large, 1.0)]
+
+
+def test_width_efficiency_cannot_pass_when_the_deeper_model_wins():
+    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.core.claims import FAILS, HOLDS, NOT_RUN, Claims
+    P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
+    for diff, verdict in [(0.05, HOLDS), (-0.05, FAILS), (0.01, FAILS)]:
+        C = Claims("depth-width")
+        lf.lm_claims(C, _lm_results(diff, diff), P, H_uni=5.2, untrained=6.3)
+        assert C.claims["lm-width-efficiency"].verdict == verdict, diff
+        assert "train more slowly" in C.claims["lm-width-efficiency"].statement
+        assert C.claims["lm-beats-unigram"].control["passed"] is False
+    C = Claims("depth-width", "smoke")
+    lf.lm_claims(C, _lm_results(0.05, 0.05), dict(P, lm_steps=20), H_uni=5.2, untrained=6.3)
+    assert C.claims["lm-beats-unigram"].verdict == NOT_RUN and C.claims["lm-width-efficiency"].verdict == NOT_RUN
+
+
+def test_transition_claim_reports_cpu_hours():
+    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.core.claims import NOT_RUN, Claims
+    C = Claims("depth-width")
+    timing = dict(L=6, d=214, T=128, batch=8, seconds_per_step=1.0, flops_per_step=2e10, flops_per_second=2e10, threads=1)
+    cost = lf.transition_claim(C, dict(preset="book", lm_depths=[2, 4], lm_sizes=[2e4], lm_steps=300, lm_batch=24,
+                                       lm_seq=64), timing, [])
+    c = C.claims["lm-transition"]
+    assert c.verdict == NOT_RUN and c.kind == "experiment" and "CPU-hours" in c.criterion
+    assert cost["cpu_hours"] == pytest.approx(cost["flops"] / 2e10 / 3600)
+
+
+def test_ledgers_give_every_evidence_claim_a_control():
+    from lib.chapters.depth_width import ledger, ledger_fit
+    from lib.core.claims import UNCLASSIFIED, Claims
+    C = Claims("depth-width")
+    fit = dw_fit.table4_fit()
+    ledger_fit.fit_claims(C, fit)
+    ledger_fit.errorbar_claim(C)
+    rows1 = dw_fit.table1_rows(fit.a, fit.b)
+    ledger_fit.table1_claims(C, rows1, dw_fit.table1_rows(fit.a, fit.b, use_printed_size=True))
+    ledger_fit.projection_claims(C, fit, rows1)
+    ledger_fit.table2_claim(C)
+    ledger.corollary_claims(C)
+    ledger.lemma4_claim(C)
+    assert C.missing_controls() == [] and UNCLASSIFIED not in C.kinds()
+    for cid in ("ntr96", "ntr80", "one-trillion", "fit-a", "cor1-depth2", "cor2-polynomial", "lemma4-multiset"):
+        assert C.claims[cid].verdict == "holds" and C.claims[cid].control["passed"] is False, cid
+    assert C.claims["errorbars-half"].verdict == "holds" and C.claims["table2-anomalies"].verdict == "holds"

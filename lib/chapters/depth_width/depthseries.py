@@ -1,7 +1,8 @@
 """Depth-efficiency measured on the network itself (Levine et al. 2020, Lemma 6, Theorem 1), exactly over GF(p).
 
 Three stored computations, produced by ``python -m lib.chapters.depth_width.depthseries`` and read back by
-:func:`report` (the notebook never recomputes them):
+:func:`lib.chapters.depth_width.series_report.report` (the notebook never recomputes them; the report lives in its
+own module so that editing the page's tables does not change this module's fingerprint):
 
 (a) **Lemma 6's construction.** The weights and templates of the proof of Lemma 6 (App. B.2, eqs. 28–54), put
     into the analysed network (eq. 3) and run layer by layer; the ``M/2 × M/2`` sub-block of the grid tensor
@@ -31,7 +32,7 @@ import torch
 from torch import Tensor
 
 from lib.chapters.depth_width import seprank
-from lib.chapters.depth_width.bounds import log3, monomial_upper, multiset, ours_closed_form, regime, thm3_upper
+from lib.chapters.depth_width.bounds import log3, multiset, ours_closed_form
 
 P = seprank.PRIME
 STORE = Path(__file__).resolve().parents[3] / "book" / "evidence" / "depth-width" / "rank-series"
@@ -362,121 +363,6 @@ def increments(series: list[dict]) -> list[dict]:
             prev = next((o["inc"] for o in out if o["d_x"] == d and o["L"] == L - 1), None)
             out.append(dict(d_x=d, L=L, inc=inc, ratio=None if prev is None else inc / prev, D=d * (d + 1) // 2))
     return out
-
-
-def _stale_warning(man: dict) -> None:
-    now = current_hash()
-    if man.get("code_hash") != now:
-        print(f"WARNING: stale evidence: stored with code fingerprint {man.get('code_hash')}, today's is {now}; "
-              f"refresh with `{COMMAND}` (≈{man.get('cpu_seconds', 0) / 60:.0f} CPU-minutes).")
-
-
-def _show(pts: dict) -> None:
-    print(f"(a) Lemma 6 on the network (N = {pts['N']}): rank of the sub-block of eqs. 29–30")
-    print("  d_x  H  L  regime  d  λ  block   rank  ((d,λ))  ∝(VVᵀ)^⊙λ  unnormalised  λ−1   CPU-s")
-    for q in pts["lemma6"]:
-        print(f"  {q['d_x']:3d} {q['H']:2d} {q['L']:2d}  {regime(q['d_x'], q['L']):6s} {q['d']:2d} {q['lam']:2d} {q['size']:5d} "
-              f"{q['rank']:6d} {q['predicted']:7d}  {str(q['proportional']):9s} {q['rank_unnormalised']:10d} "
-              f"{q['rank_lambda_minus_1']:6d} {q['cpu_s']:7.1f}")
-    print(f"(b) exact separation ranks, N = {pts['N']}, H = 1 (generic weights over GF(p), two draws)")
-    print("  d_x  L   sep   log3 sep  Thm 3 bound  monomial bound   K   draws         CPU-s")
-    for q in pts["series"] + pts["width_points"]:
-        print(f"  {q['d_x']:3d} {q['L']:2d} {q['rank']:6d} {log3(q['rank']):8.3f} {thm3_upper(q['d_x'], q['L'], 1):12d} "
-              f"{monomial_upper(q['d_x'], q['L']):14d} {q['K']:5d}  {str(q['ranks']):12s} {q['cpu_s']:7.1f}")
-    print("  per-layer growth of log3 sep (ratio: to the previous increment; Theorem 1's regime would triple):")
-    for o in increments(pts["series"]):
-        rt = "" if o["ratio"] is None else f", ratio {o['ratio']:.2f}"
-        print(f"    d_x={o['d_x']} L={o['L']}→{o['L'] + 1}: {o['inc']:.3f}  (d_x = {o['d_x']}, "
-              f"d_x(d_x+1)/2 = {o['D']}, 2d_x+1 = {2 * o['d_x'] + 1}{rt})")
-    print("(c) the smallest width a shallower network needs to reach a deeper one's exact rank (N = 4, H = 1)")
-    print("  deep (d_x, L)   sep   shallow L  width  ×d_x   rank(w−1) < sep ≤ rank(w)   source")
-    for t in pts["width_table"]:
-        w = "—" if t["width"] is None else t["width"]
-        ev = "" if t["width"] is None else f"{t['rank_below']} < {t['target']} ≤ {t['rank_at']}"
-        print(f"  ({t['d_deep']}, {t['L_deep']})  {t['target']:8d}  {t['L']:5d}  {str(w):>6s}  "
-              f"{'' if t['ratio'] is None else t['ratio']:>5}   {ev:26s}  {t['source']}")
-
-
-def report(C, store: Path = STORE) -> None:
-    """Show the stored run (no recomputation) and record its claims in the chapter's ledger ``C``
-    (lib.core.claims.Claims): Lemma 6 on the network (THEOREM, control: unnormalised rows), Theorem 3 on
-    the depth series (THEOREM, control: the shallower depth's bound), the width table and the per-layer
-    growth (FINDING)."""
-    pts, man = load(store)
-    _stale_warning(man)
-    print(f"stored run of {man['date']}, {man['cpu_seconds']:.0f} CPU-seconds ({man['cpu']}); "
-          f"reproduce with `{COMMAND}`")
-    _show(pts)
-    _claims_lemma6(C, pts)
-    _claims_series(C, pts)
-
-
-def _claims_lemma6(C, pts: dict) -> None:
-    from lib.core.claims import THEOREM, Control
-    best = {}
-    for q in pts["lemma6"]:
-        if q["H"] == 1 and regime(q["d_x"], q["L"]) == "thm1" and q["d_x"] >= best.get(q["L"], {"d_x": 0})["d_x"]:
-            best[q["L"]] = q
-    for q in best.values():
-        ok = q["rank"] == q["predicted"] and q["proportional"]
-        part = "" if q["d"] == (q["d_x"] - 1) // 2 else f" (V supported on d = {q['d']} of its {(q['d_x'] - 1) // 2} columns)"
-        C.check(f"lemma6-network-L{q['L']}",
-                f"Lemma 6 + App. B.2 on the network, in Theorem 1's regime (d_x = {q['d_x']}, L = {q['L']} < log3 d_x, "
-                f"H = 1, N = {pts['N']}){part}: the network's sub-block equals Const·(VVᵀ)^⊙{q['lam']} exactly and its "
-                f"rank is ((d, 3^(L−2))), measured on a {q['size']}×{q['size']} block (more rows than the bound, so the "
-                f"rank must reach it and stop there)",
-                kind=THEOREM, paper=f"(({q['d']}, {q['lam']})) = {q['predicted']}",
-                ours=f"{q['rank']}; block ∝ (VVᵀ)^⊙λ: {q['proportional']}; λ−1 gives {q['rank_lambda_minus_1']}",
-                ok=ok, criterion="rank == ((d, λ)) and proportional (exact, GF(p))",
-                control=Control("the same block with V's rows not normalised", q["rank_unnormalised"] == q["predicted"],
-                                str(q["rank_unnormalised"])))
-    _claim_heads(C, pts)
-
-
-def _claim_heads(C, pts: dict) -> None:
-    from lib.core.claims import FINDING
-    multi = [q for q in pts["lemma6"] if q["H"] > 1]
-    if not multi:
-        return
-    C.check("lemma6-multihead", "Lemma 6's construction as written holds for H = 1 only: output coordinate k receives "
-            "only its own head's term, so eq. 49 → 50 (a sum over heads giving ‖ṽ‖^(2·3^(L−2))) fails for H > 1; "
-            "the sub-block is then no Hadamard power of VVᵀ (at L = 2 its rank is m + 2 < d = H m, m = (d_a − 1)/2). "
-            "The generic ranks of the chapter's grid are far larger, so the bound itself is not contradicted; its proof "
-            "for H > 1 needs another construction",
-            kind=FINDING, paper="sub-block = Const·(VVᵀ)^⊙3^(L−2) for any H",
-            ours="; ".join(f"H={q['H']}, d_x={q['d_x']}, L={q['L']}: rank {q['rank']}"
-                           f"{' (block full)' if q['rank'] == q['size'] else ''} vs ((d,λ)) = {q['predicted']}, "
-                           f"∝(VVᵀ)^⊙λ: {q['proportional']}" for q in multi),
-            ok=all(not q["proportional"] for q in multi), criterion="the H > 1 blocks are not ∝ (VVᵀ)^⊙λ")
-
-
-def _claims_series(C, pts: dict) -> None:
-    from lib.core.claims import FINDING, THEOREM
-    ser = pts["series"] + pts["width_points"]
-    ok = all(q["rank"] <= thm3_upper(q["d_x"], q["L"], 1) and q["converged"] for q in ser)
-    alt = all(q["rank"] <= thm3_upper(q["d_x"], q["L"] - 1, 1) for q in ser if q["L"] >= 2)
-    top = max(pts["series"], key=lambda q: q["rank"])
-    C.check("series-thm3", f"Theorem 3 at N = {pts['N']}: every exact rank of the depth series is ≤ (d_x + 1)^C(L)",
-            kind=THEOREM, paper="sep ≤ (H(d_a+1))^C(L)", ok=ok, criterion="every point, converged (rank < K, two draws agree)",
-            ours=f"{len(ser)} points, largest {top['rank']} (d_x = {top['d_x']}, L = {top['L']})",
-            control=("the bound of depth L − 1 (a shallower network of the same width)", alt))
-    rows = [t for t in pts["width_table"] if t["width"] is not None and t["source"] == "measured"]
-    C.check("width-to-match", "Corollary 1's content at N = 4, measured: a shallower network must be wider "
-            "than the deeper one to reach its exact separation rank",
-            kind=FINDING, paper="width ∝ exp(exp(depth ratio)) (schematic)", ok=all(t["width"] > t["d_deep"] for t in rows),
-            ours="; ".join(f"(d_x={t['d_deep']}, L={t['L_deep']}) → L={t['L']} needs d_x={t['width']}" for t in rows),
-            criterion="measured minimal width > deeper width")
-    inc = increments(pts["series"])
-    last = {d: max((o for o in inc if o["d_x"] == d), key=lambda o: o["L"]) for d in {o["d_x"] for o in inc}}
-    C.check("series-growth", "Per-layer growth of log3 sep at N = 4 in Theorem 2's regime (L > log3 d_x), set against "
-            "d_x (the asymptotic slope of the N = 2 closed form binom(d_x + C, C)) and D = d_x(d_x+1)/2 (that of our "
-            "monomial bound binom(D + C, C)): the last measured increment lies strictly between them, so at N = 4 the "
-            "rank grows faster per layer than the N = 2 count; 2–3 increments per width cannot fix the asymptotic slope",
-            kind=FINDING, paper="Thm 2: ½ d_x L + … ≤ log3 sep ≤ 2 d_x L + …",
-            ok=all(o["d_x"] < o["inc"] <= o["D"] for o in last.values()),
-            ours="; ".join(f"d_x={d}: last increment {o['inc']:.2f} (L={o['L']}→{o['L'] + 1}), d_x={d}, D={o['D']}"
-                           for d, o in sorted(last.items())),
-            criterion="d_x < last increment ≤ d_x(d_x+1)/2, for each width")
 
 
 if __name__ == "__main__":

@@ -163,3 +163,11 @@ def fig_grid(rows: list[dict]):
         a.set(xlabel="width d_x", ylabel="separation rank", title=f"N = {N}, H = 1")
         a.legend(fontsize=6.5)
     return fig
+
+
+def md_table(rows, head) -> None:
+    """Display a Markdown table from a list of tuples (the chapter's tables)."""
+    from IPython.display import Markdown, display
+    out = "| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+    out += "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in rows)
+    display(Markdown(out))

@@ -113,3 +113,50 @@ def sig_round(x: float, digits: int = 3) -> float:
     if x == 0:
         return 0.0
     return round(x, digits - 1 - int(math.floor(math.log10(abs(x)))))
+
+
+# Table 2: the widths d_x trained at each depth (App. D), column by column as printed (rows of ≈ equal size)
+TABLE2 = {
+    6: [128, 168, 184, 192, 200, 208, 216, 220, 224, 236, 248, 272, 296, 320, 376, 408, 456, 496, 568, 680, 816, 960,
+        1088, 1416, 2128, 2832],
+    12: [88, 120, 130, 136, 142, 148, 152, 156, 158, 168, 176, 192, 208, 224, 264, 272, 280, 288, 296, 304, 308, 314,
+         320, 328, 240, 352, 400, 480, 576, 680, 768, 1000, 1504, 2000],
+    18: [116, 124, 130, 144, 184, 216, 244, 228, 232, 240, 248, 252, 256, 264, 268, 278, 288, 320, 360, 384, 406, 416,
+         424, 434, 440, 448, 456, 464, 472, 560, 624, 816, 1232],
+    24: [64, 88, 88, 104, 112, 128, 136, 144, 160, 184, 200, 224, 248, 280, 312, 336, 352, 360, 368, 376, 376, 388, 396,
+         402, 408, 480, 544, 552, 560, 568, 576, 584, 592, 600, 704, 1064, 1416],
+    30: [144, 168, 176, 200, 224, 248, 304, 368, 432, 484, 494, 504, 508, 512, 522, 530, 536, 632, 712, 760, 808, 840,
+         896, 952, 992, 1264],
+}
+
+
+def transition_pairs(L: int, d: float, delta: float, table2: dict = TABLE2) -> dict:
+    """Search Table 2's widths at depth L for the pair behind a Table 4 row (d ± Δd): the pairs with mean d at
+    half-distance Δd (the numbers' convention) and at full distance Δd (the text's), and whether the pair is
+    adjacent among the distinct widths trained at that depth."""
+    ws = sorted(set(table2[L]))
+    half = [(a, b) for a in ws for b in ws if a < b and a + b == 2 * d and b - a == 2 * delta]
+    full = [(a, b) for a in ws for b in ws if a < b and a + b == 2 * d and b - a == delta]
+    adj = [(a, b) for a, b in half if ws.index(b) == ws.index(a) + 1]
+    between = [[w for w in ws if a < w < b] for a, b in half]
+    return dict(L=L, d=d, delta=delta, half=half, full=full, adjacent=bool(adj), between=between)
+
+
+# rows of Table 2 (networks of about equal size 12 L d_x²): the five that span every depth, and three that look corrupted
+TABLE2_FULL_ROWS = [dict(zip((6, 12, 18, 24, 30, 36, 48), r, strict=True)) for r in
+                    [(320, 224, 184, 160, 144, 128, 112), (456, 320, 264, 224, 200, 184, 160),
+                     (680, 480, 384, 336, 304, 272, 240), (1088, 768, 624, 544, 484, 440, 384),
+                     (2128, 1504, 1232, 1064, 952, 872, 752)]]
+TABLE2_SUSPECT_ROWS = [{6: 236, 12: 168, 24: 88, 48: 60}, {12: 272, 18: 244}, {12: 240, 18: 278}]
+
+
+def size_spread(row: dict) -> float:
+    """max/min − 1 of the sizes 12 L d_x² in one row of Table 2."""
+    sizes = [12 * L * d * d for L, d in row.items()]
+    return max(sizes) / min(sizes) - 1
+
+
+def equal_size_width(row: dict, L: int, ref: int | None = None) -> float:
+    """The width at depth L with the size of the row's network at depth ``ref`` (default: the shallowest)."""
+    ref = min(row) if ref is None else ref
+    return row[ref] * math.sqrt(ref / L)

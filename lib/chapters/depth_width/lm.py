@@ -280,3 +280,39 @@ def estimated_flops(depths: list[int], sizes: list[float], T: int, batch: int, s
             tokens = steps * batch * T
             total += 6 * (12 * L * d * d + vocab * d) * tokens + 6 * L * T * d * tokens
     return total
+
+
+def untrained_loss(ids: np.ndarray, vocab: int, L: int, d: int, *, H: int = 2, T: int = 64, batch: int = 32,
+                   eval_batches: int = 20, heldout_frac: float = 0.05, seed: int = 0) -> float:
+    """Test loss of a freshly initialised model (zero training steps), through the same held-out windows
+    and the same initialisation as :func:`train_one`: the control of the claims that a model learned."""
+    cut = int(ids.size * (1 - heldout_frac))
+    test = eval_set(ids[cut:], T, batch, eval_batches)
+    torch.manual_seed(seed * 1000 + L * 10007 + d)
+    model = GPT(vocab, d, L, H, T).eval()
+    with torch.no_grad():
+        return float(np.mean([nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).item()
+                              for x, y in test]))
+
+
+def time_steps(vocab: int, L: int, d: int, *, H: int = 2, T: int = 128, batch: int = 16, steps: int = 3,
+               seed: int = 0) -> dict:
+    """Seconds per training step (forward, backward, AdamW) of one model on random tokens, after one warm-up
+    step, and the FLOPs of one step by :func:`estimated_flops`' count: the measured rate that turns a planned
+    grid into CPU-hours."""
+    torch.manual_seed(seed)
+    model = GPT(vocab, d, L, H, T)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randint(0, vocab, (batch, T + 1))
+    times = []
+    for _ in range(steps + 1):
+        t0 = time.perf_counter()
+        loss = nn.functional.cross_entropy(model(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        times.append(time.perf_counter() - t0)
+    flops = 6 * (12 * L * d * d + vocab * d) * batch * T + 6 * L * T * d * batch * T
+    s = float(np.median(times[1:]))
+    return dict(L=L, d=d, T=T, batch=batch, seconds_per_step=s, flops_per_step=float(flops),
+                flops_per_second=float(flops) / s, threads=torch.get_num_threads())
