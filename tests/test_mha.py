@@ -1,4 +1,5 @@
-"""Unit tests of lib.chapters.mha_memorization.construction, lib.chapters.mha_memorization.gd and lib.chapters.mha_memorization.vit (the mha-memorization chapter). Small and fast."""
+"""Unit tests of lib.chapters.mha_memorization.construction, .gd, .vit, .capacity and .ledger (the mha-memorization
+chapter). Small and fast."""
 import math
 
 import numpy as np
@@ -132,7 +133,7 @@ def _tiny_params(**kw):
     P = dict(seed=0, gd_seeds=1, gd_n=4, gd_d=8, gd_classes=100, gd_heads=[1, 4], gd_T_heads=[20, 40],
              gd_T_reg=[20], gd_T_nonshared=[20], gd_H_n=2, gd_ns=[1, 4], gd_T_n=[30], gd_H_dh=2, gd_dhs=[1, 8],
              gd_T_dh=[30], gd_steps=300, gd_epochs=0, gd_dh_steps=150, gd_batch=0, gd_lr=1e-2, gd_eval_every=50,
-             sat_H=[4], sat_T=[20])
+             sat_H=[4], sat_T=[20], sat_steps=[150])
     P.update(kw)
     return P
 
@@ -147,6 +148,10 @@ def test_sweeps_run_and_learn(tmp_path, monkeypatch):
     sat = mha_gd.run_sweep("saturation", P, "cpu")
     mx = np.array(sat[0]["max_weight"])
     assert mx.shape == (20, 4) and (mx <= 1 + 1e-9).all() and (mx >= 1 / 4 - 1e-9).all()
+    mx0 = np.array(sat[0]["max_weight_init"])                      # the same model before training
+    assert mx0.shape == mx.shape and not np.allclose(mx0, mx)
+    two = mha_gd.run_sweep("saturation", _tiny_params(sat_steps=[20, 150]), "cpu")
+    assert sorted(r["steps"] for r in two) == [20, 150]            # one run per training budget
 
 
 def test_n1_accuracy_is_at_most_majority(monkeypatch):
@@ -217,3 +222,56 @@ def test_ledger_rival_curves_and_scale():
     assert ledger.wins("H²", r2q) and not ledger.wins("H", r2q)
     P = dict(gd_d=16, gd_n=8, gd_steps=60, gd_dh_steps=800, gd_seeds=1)
     assert not ledger.gd_scale(P, "heads").enough and ledger.gd_scale(P, "dh").enough
+
+
+def test_capacity_frozen_ceiling_is_B_and_training_goes_past_it():
+    from lib.chapters.mha_memorization import capacity as cap
+    H, n, d = 2, 3, 6
+    B = cap.bound(H, n)
+    runs = [dict(T=T, dh=d, seed=s) for T in (B, B + 1) for s in range(2)]
+    fro = cap.frozen_fit(runs, H, n, d)
+    assert all(r["memorized"] and r["rank_Z"] == B for r in fro if r["T"] == B)
+    assert all(not r["memorized"] and r["rank_Z"] == B for r in fro if r["T"] == B + 1)     # Prop. 2
+    got = cap.train([dict(T=B + 1, dh=d, seed=0)], H, n, d, steps=1500)
+    assert got[0]["memorized"] and got[0]["max_err"] <= cap.TOL and got[0]["steps_to_fit"] <= 1500
+    assert cap.effective_params(H, n, d) == H * ((n - 1) * d + n)
+
+
+def test_capacity_forward_is_equations_1_to_6_and_dh_padding_stays_zero():
+    from lib.chapters.mha_memorization import capacity as cap
+    H, n, d = 2, 3, 6
+    runs = [dict(T=5, dh=2, seed=3), dict(T=4, dh=d, seed=4)]
+    E, e, y, valid, mask, W = cap._setup(runs, H, n, d, shared=True)
+    assert (W["W_Q"][0, ..., 2:] == 0).all() and (W["W_K"][0, ..., 2:] == 0).all()
+    g, T = 0, 5                                                     # one copy through the chapter's literal forward
+    W_O = W["W_O"][g, 0].reshape(H, d).numpy()                      # [H·d_v, d] with d_v = 1
+    ref = mha.forward(E[g, :T].numpy(), e[g, :T].numpy(), W["W_K"][g, 0].numpy(), W["W_Q"][g, 0].numpy(),
+                      W["W_V"][g, 0].numpy(), W_O, W["W_D"][g, 0].numpy())
+    from lib.core import attention as att
+    o = att.attention(e[:, :, None, :], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"])
+    assert np.abs((o @ W["W_D"])[g, :T, 0, 0].numpy() - ref[:, 0]).max() < 1e-12
+    assert (E[0] == E[0, :1]).all()                                 # shared context
+
+
+def test_saturation_claims_controls_and_joint_criterion():
+    from lib.chapters.mha_memorization import ledger
+    from lib.core import claims
+    T, H = 40, 4
+    sat = np.full((T, H), 0.999)
+    sat[:, 0] = 0.6                                                 # one free head per example, the others saturated
+    flat = np.full((T, H), 0.3)
+    rows = [dict(H=H, T=T, steps=s, final_acc=1.0, max_weight=(sat if s == 800 else flat).tolist(),
+                 max_weight_init=flat.tolist()) for s in (100, 800)]
+    P = dict(sat_steps=[100, 800], sat_H=[H], sat_T=[T], gd_d=16, gd_n=8, gd_heads=[1], gd_T_heads=[50])
+    theta = np.full((T, H, 8), 1 / 8)
+    C = claims.Claims("mha-memorization", "book")
+    ledger.saturation_claims(C, rows, theta, P, [dict(H=1, T=50, best_acc=0.4)])
+    got = C.claims
+    for k in ("fig3-majority", "fig3-one-free", "fig3-memorized"):
+        assert got[k].verdict == claims.HOLDS, (k, got[k])
+        assert not got[k].control["passed"]
+    assert got["fig3-length"].verdict == claims.HOLDS
+    C2 = claims.Claims("mha-memorization", "book")                  # a network with no saturated head
+    ledger.saturation_claims(C2, [dict(r, max_weight=flat.tolist()) for r in rows], theta, P, [])
+    assert C2.claims["fig3-one-free"].verdict == claims.FAILS      # the free-head half alone would pass
+    assert C2.claims["fig3-majority"].verdict == claims.FAILS

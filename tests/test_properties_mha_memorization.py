@@ -72,3 +72,14 @@ def test_prop2_rank_bound_for_random_weights(hnd, scale, seed):
     B = H * (n - 1) + 1
     E, e = mha.uniform_data(2 * B + 1, n, d, rng)
     assert mha.num_rank(mha.features(E, e, *mha.random_heads(H, d, d_h, scale, rng))) <= B
+
+
+@given(hnd=sizes(max_d=8, max_H=3), extra=st.integers(1, 6), seed=st.integers(0, 2**16))
+def test_frozen_key_query_weights_cannot_fit_past_the_bound(hnd, extra, seed):
+    """capacity.frozen_fit (the chapter's eqs. (1)-(6) scan): with the key/query weights fixed and a shared
+    context, rank Z never exceeds H(n−1)+1 however many examples are added (Proposition 2), whatever d_h."""
+    from lib.chapters.mha_memorization import capacity as cap
+    H, n, d, d_h = hnd
+    B = cap.bound(H, n)
+    (row,) = cap.frozen_fit([dict(T=B + extra, dh=d_h, seed=seed)], H, n, d)
+    assert row["rank_Z"] <= B

@@ -57,7 +57,7 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
     B = batch if batch else max(sizes)                  # full batch (see run_sweep)
     kind = points[0]["kind"]
     base, epochs = steps[kind]
-    st = [max(base, epochs * T // B if epochs else 0) for T in sizes]
+    st = [p.get("steps") or max(base, epochs * T // B if epochs else 0) for p, T in zip(points, sizes, strict=True)]
     sat = kind == "saturation"
 
     def done(g, r):
@@ -65,6 +65,8 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
         if sat:
             th = query_attention(fam, r["params"]["final"], data, g)
             out["max_weight"] = np.round(th.max(axis=2), 6).tolist()               # [T, H]
+            th0 = query_attention(fam, fam.init_one(points[g]["seed"]), data, g)     # the same model untrained
+            out["max_weight_init"] = np.round(th0.max(axis=2), 6).tolist()
         report(points[g], out)
 
     train.train_family(fam, data, seeds=seeds, steps=st, lr=lr, schedule="warmup_cosine", batch_size=B,
@@ -86,7 +88,8 @@ def sweep_points(kind: str, P: dict) -> list[dict]:
     elif kind == "dh":
         pts = [dict(kind=kind, H=P["gd_H_dh"], n=n, dh=k, T=T, seed=s) for s in seeds for T in P["gd_T_dh"] for k in P["gd_dhs"]]
     elif kind == "saturation":
-        pts = [dict(kind=kind, H=H, n=n, dh=d, T=T, seed=P["seed"]) for H, T in zip(P["sat_H"], P["sat_T"], strict=False)]
+        pts = [dict(kind=kind, H=H, n=n, dh=d, T=T, seed=P["seed"], steps=s)
+               for H, T in zip(P["sat_H"], P["sat_T"], strict=False) for s in P["sat_steps"]]
     else:
         raise ValueError(f"unknown sweep {kind!r}")
     return pts
@@ -107,7 +110,7 @@ def plan_cost(P: dict, kinds) -> tuple[float, int]:
             fam = _fam(p, P["gd_d"], P["gd_classes"])
             B = P["gd_batch"] or p["T"]
             base, ep = st[k]
-            fl += fam.flops(B) * max(base, ep * p["T"] // B if ep else 0)
+            fl += fam.flops(B) * (p.get("steps") or max(base, ep * p["T"] // B if ep else 0))
             models += 1
     return fl, models
 

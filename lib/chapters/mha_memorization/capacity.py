@@ -1,0 +1,297 @@
+"""The paper's own layer, eqs. (1)-(6), trained by gradient descent on random real labels around its bound.
+
+Theorem 1 says T = H(n-1)+1 examples can be memorized; Proposition 2 says that with a shared context the
+feature matrix Z has rank at most B = H(n-1)+1 *for any fixed key/query weights*. The output is linear in
+Z's rows (``ŷ^(t) = Σ_h z_h^(t)ᵀ W_V,h (W_O W_D)_h``), so with key/query weights held fixed no choice of
+values fits generic real labels on T > B examples: B is then a hard ceiling. When the key/query weights
+are trained too they may depend on the labels, Proposition 2 no longer binds, and the only ceiling left is
+the count of the layer's effective parameters on a shared context: the logits of head h are
+``E W_h e`` with ``E W_h ∈ R^{n×d}`` (softmax ignores a common shift: (n-1)d numbers) and its values reach
+the n-vector ``E u_h``, so ``T ≤ H((n-1)d + n)`` (:func:`effective_params`; Sard's theorem: a smooth map
+from fewer parameters cannot cover an open set of labels).
+
+:func:`train` trains G copies of the layer at once (one batched call of :func:`lib.core.attention.attention`
+per step, float64, full batch, Adam with cosine decay), each on its own T examples (padded and masked),
+with the key/query weights trained or frozen at their random initialisation per copy. A copy has
+*memorized* its data when ``max_t |ŷ^(t) − y^(t)| ≤ tol`` (labels ~ N(0, 1)).
+
+:func:`capacity_scan` runs the chapter's experiment: frozen and trained key/query weights at T from
+B−1 to a few B; :func:`dh_speed` runs Appendix A's remark that d_h > n speeds up optimization (the number of
+steps to memorize a fixed T, for d_h below, at and above n).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from lib.core import attention as att
+
+DT = torch.float64
+TOL = 1e-3            # "memorized": max_t |ŷ^(t) − y^(t)| ≤ TOL, labels ~ N(0, 1)
+
+
+def bound(H: int, n: int) -> int:
+    """Proposition 2's rank bound (= Theorem 1's count with d_h ≥ n): ``H(n-1)+1``."""
+    return H * (n - 1) + 1
+
+
+def effective_params(H: int, n: int, d: int) -> int:
+    """The layer's effective parameters on a shared full-rank context (module docstring): ``H((n-1)d + n)``."""
+    return H * ((n - 1) * d + n)
+
+
+def _data(T_max: int, n: int, d: int, G: int, seeds: list[int], shared: bool):
+    E = torch.empty(G, T_max, n, d, dtype=DT)
+    e = torch.empty(G, T_max, d, dtype=DT)
+    y = torch.empty(G, T_max, dtype=DT)
+    for g, s in enumerate(seeds):
+        gen = torch.Generator().manual_seed(int(s))
+        E[g] = torch.rand(1 if shared else T_max, n, d, generator=gen, dtype=DT).expand(T_max, n, d)
+        e[g] = torch.rand(T_max, d, generator=gen, dtype=DT)
+        y[g] = torch.randn(T_max, generator=gen, dtype=DT)
+    return E, e, y
+
+
+def _setup(runs: list[dict], H: int, n: int, d: int, shared: bool):
+    """Data (padded to the largest T, with a 0/1 mask) and the random initial weights of every copy."""
+    G, T_max, dh_max = len(runs), max(r["T"] for r in runs), max(r["dh"] for r in runs)
+    E, e, y = _data(T_max, n, d, G, [r["seed"] for r in runs], shared)
+    valid = torch.zeros(G, T_max, dtype=DT)
+    dh_mask = torch.zeros(G, 1, 1, 1, dh_max, dtype=DT)
+    for g, r in enumerate(runs):
+        valid[g, : r["T"]] = 1.0
+        dh_mask[g, ..., : r["dh"]] = 1.0
+    W: dict[str, list] = {k: [] for k in ("W_Q", "W_K", "W_V", "W_O", "W_D")}
+    for r in runs:        # per copy: its seed and init draw fix the weights (d_h = k copies share the first k columns)
+        gen = torch.Generator().manual_seed(10_007 * (1 + r["seed"]) + 101 * r.get("init", 0))
+        W["W_Q"].append(torch.randn(1, H, d, dh_max, generator=gen, dtype=DT) / math.sqrt(d))
+        W["W_K"].append(torch.randn(1, H, d, dh_max, generator=gen, dtype=DT) / math.sqrt(d))
+        W["W_V"].append(torch.randn(1, H, d, 1, generator=gen, dtype=DT) / math.sqrt(d))
+        W["W_O"].append(torch.randn(1, H, 1, d, generator=gen, dtype=DT) / math.sqrt(H))
+        W["W_D"].append(torch.randn(1, d, 1, generator=gen, dtype=DT) / math.sqrt(d))
+    W = {k: torch.stack(v) for k, v in W.items()}
+    W["W_Q"], W["W_K"] = W["W_Q"] * dh_mask, W["W_K"] * dh_mask
+    return E, e, y, valid, dh_mask, W
+
+
+def train(runs: list[dict], H: int, n: int, d: int, steps: int, lr: float = 1e-2, tol: float = TOL,
+          shared: bool = True, check_every: int = 50) -> list[dict]:
+    """Train every weight of one copy of eqs. (1)-(6) (d_v = d_out = 1) per run ``{T, dh, seed}`` by full-batch
+    Adam on the MSE (module docstring). The copies share H, n, d and the step count; ``dh`` may differ (the
+    key/query weights are zero-padded to the largest d_h and the padding stays zero). Returns per run:
+    ``max_err`` (the final largest absolute residual), ``rel_mse`` (final MSE / mean y²), ``memorized``
+    (max_err ≤ tol) and ``steps_to_fit`` (the first multiple of ``check_every`` with max_err ≤ tol, NaN if
+    never)."""
+    torch.set_num_threads(1)
+    G = len(runs)
+    E, e, y, valid, dh_mask, W = _setup(runs, H, n, d, shared)
+    for v in W.values():
+        v.requires_grad_(True)
+    opt = torch.optim.Adam(W.values(), lr=lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    count = valid.sum(1)
+    fit_at = [float("nan")] * G
+    with torch.no_grad():                 # the largest softmax weight of every (example, head): App. H's statistic
+        top0 = att.attention(e[:, :, None, :], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"],
+                             return_weights=True)[1][..., 0, :].amax(-1)                  # [G, T, H], untrained
+    for s in range(steps + 1):
+        o = att.attention(e[:, :, None, :], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"])     # [G, T, 1, d]
+        res = ((o @ W["W_D"])[:, :, 0, 0] - y) * valid                                   # [G, T]
+        if s % check_every == 0 or s == steps:
+            err = res.detach().abs().amax(1)
+            for g in range(G):
+                if math.isnan(fit_at[g]) and float(err[g]) <= tol:
+                    fit_at[g] = float(s)
+        if s == steps:
+            break
+        opt.zero_grad()
+        ((res ** 2).sum(1) / count).sum().backward()
+        W["W_Q"].grad.mul_(dh_mask)
+        W["W_K"].grad.mul_(dh_mask)
+        opt.step()
+        sched.step()
+    res = res.detach()
+    var = (y ** 2 * valid).sum(1) / count
+    with torch.no_grad():
+        _, A = att.attention(e[:, :, None, :], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"], return_weights=True)
+        top = A[..., 0, :].amax(-1)                                                     # [G, T, H]
+    return [dict(r, max_err=float(res[g].abs().max()), rel_mse=float((res[g] ** 2).sum() / count[g] / var[g]),
+                 memorized=bool(float(res[g].abs().max()) <= tol), steps_to_fit=fit_at[g],
+                 max_weight=top[g, : r["T"]].numpy(), max_weight_init=top0[g, : r["T"]].numpy())
+            for g, r in enumerate(runs)]
+
+
+def frozen_fit(runs: list[dict], H: int, n: int, d: int, tol: float = TOL, shared: bool = True) -> list[dict]:
+    """The same copies as :func:`train` (same data, same initial key/query weights) with the key/query
+    weights *frozen* and the best possible values: the least-squares fit of y by Z u over u ∈ R^{Hd} (for
+    d_v = d_out = 1 the output is Σ_h z_h·(c_h W_V,h), any u is reachable). No trained value weights can do
+    better. Returns per run ``max_err``, ``rank_Z`` and ``memorized``."""
+    E, e, y, valid, _, W = _setup(runs, H, n, d, shared)
+    out = []
+    for g, r in enumerate(runs):
+        T = r["T"]
+        Z = att.attention(e[g, :T, None, :], E[g, :T], W["W_Q"][g, 0], W["W_K"][g, 0],
+                          torch.eye(d, dtype=DT).expand(H, d, d), None)[:, 0, :].numpy()     # [T, H·d]
+        yt = y[g, :T].numpy()
+        res = Z @ np.linalg.lstsq(Z, yt, rcond=None)[0] - yt
+        s = np.linalg.svd(Z, compute_uv=False)
+        me = float(np.abs(res).max())
+        out.append(dict(r, max_err=me, rank_Z=int((s > 1e-10 * s[0]).sum()), memorized=bool(me <= tol)))
+    return out
+
+
+def capacity_scan(H: int, n: int, d: int, multiples: list[float], steps: int, seeds: int = 1, seed: int = 0,
+                  lr: float = 1e-2, tol: float = TOL, shared: bool = True) -> list[dict]:
+    """T = B−1, B, B+1 and round(m·B) for m in ``multiples`` (d_h = d), ``seeds`` draws of data and weights
+    each: every weight trained by :func:`train` (kind "trained K/Q", one batched training) and, on the same
+    data from the same initial key/query weights, :func:`frozen_fit` (kind "frozen K/Q"). Rows plus ``B``,
+    ``kind`` and ``draw``."""
+    B = bound(H, n)
+    Ts = sorted({B - 1, B, B + 1, *(int(round(m * B)) for m in multiples)} - {0})
+    runs = [dict(T=T, dh=d, seed=1000 * seed + 37 * i + k, draw=k) for i, T in enumerate(Ts) for k in range(seeds)]
+    rows = [dict(r, kind="trained K/Q") for r in train(runs, H, n, d, steps, lr=lr, tol=tol, shared=shared)]
+    rows += [dict(r, kind="frozen K/Q") for r in frozen_fit(runs, H, n, d, tol=tol, shared=shared)]
+    for r in rows:
+        r["B"] = B
+    return rows
+
+
+def witnessed(rows: list[dict], kind: str) -> dict[int, int]:
+    """{T: number of draws of ``kind`` that memorized T} (one success witnesses that T can be memorized)."""
+    out: dict[int, int] = {}
+    for r in sorted(rows, key=lambda r: r["T"]):
+        if r["kind"] == kind:
+            out[r["T"]] = out.get(r["T"], 0) + int(r["memorized"])
+    return out
+
+
+def dh_speed(H: int, n: int, d: int, T: int, dhs: list[int], seeds: int, steps: int, lr: float = 1e-2,
+             tol: float = TOL) -> list[dict]:
+    """Appendix A: steps to memorize T examples with every weight trained, for each d_h in ``dhs``, on
+    ``seeds`` draws. Paired: a draw has the same data and the same initial weights at every d_h (a copy with
+    d_h = k keeps the first k key/query columns). Also d_h = n from a second initial draw (``init`` = 1),
+    the seed-noise control. One batched training."""
+    runs = [dict(T=T, dh=k, seed=s, init=0) for k in dhs for s in range(seeds)]
+    runs += [dict(T=T, dh=n, seed=s, init=1) for s in range(seeds)]
+    return train(runs, H, n, d, steps, lr=lr, tol=tol)
+
+
+def paired_ratio(rows: list[dict], a: tuple[int, int], b: tuple[int, int], steps: int) -> float:
+    """Median over draws of steps(a) / steps(b), a and b = (d_h, init); no fit counts as ``2·steps``."""
+    st = lambda r: r["steps_to_fit"] if r["steps_to_fit"] == r["steps_to_fit"] else 2 * steps   # noqa: E731
+    pick = lambda k: {r["seed"]: st(r) for r in rows if (r["dh"], r.get("init", 0)) == k}    # noqa: E731
+    A, Bv = pick(a), pick(b)
+    return float(np.median([A[s] / max(Bv[s], 1.0) for s in A if s in Bv]))
+
+
+# ----------------------------------------------------------------------------------------------
+# the page: figure, table and claims
+# ----------------------------------------------------------------------------------------------
+def _censored_median(rows: list[dict], steps: int) -> float:
+    """Median steps to memorize, a run that never memorized counting as ``2·steps`` (slower than any fit)."""
+    return float(np.median([r["steps_to_fit"] if r["steps_to_fit"] == r["steps_to_fit"] else 2 * steps for r in rows]))
+
+
+def figure(rows: list[dict], H: int, n: int, d: int):
+    """Largest residual against T for frozen and trained key/query weights, with B and the parameter count."""
+    from lib.core import plots
+    fig, axes = plots.subplots(1, 1, width=5.6, height=3.3)
+    ax = axes[0]
+    for kind, c, m in (("frozen K/Q", plots.COLORS[1], "s"), ("trained K/Q", plots.COLORS[0], "o")):
+        pts = [(r["T"], max(r["max_err"], 1e-16)) for r in rows if r["kind"] == kind]
+        ax.scatter(*zip(*pts, strict=True), color=c, marker=m, s=18, label=kind, alpha=0.8)
+    B, P = bound(H, n), effective_params(H, n, d)
+    ax.axvline(B, color="k", ls=":", lw=1)
+    ax.axvline(P, color="#57606a", ls="--", lw=1)
+    ax.axhline(TOL, color="#1a7f37", lw=0.8)
+    ax.text(B, 1e-15, " B = H(n−1)+1", fontsize=7)
+    ax.text(P, 1e-15, " H((n−1)d+n)", fontsize=7, ha="right")
+    ax.set(yscale="log", xlabel="examples T", ylabel="max |ŷ − y| after fitting",
+           title=f"eqs. (1)-(6), shared context, d={d}, n={n}, H={H}")
+    ax.legend(fontsize=7, loc="center right")
+    return fig
+
+
+def report(C, P: dict) -> dict:
+    """Run the capacity scan and the d_h scan at ``P``'s ``cap_*`` sizes, draw them and record the claims."""
+    from lib.core.claims import EXPERIMENT, FINDING, THEOREM, Control, Scale
+    H, n, d, steps, seeds = P["cap_H"], P["cap_n"], P["cap_d"], P["cap_steps"], P["cap_seeds"]
+    B, Peff = bound(H, n), effective_params(H, n, d)
+    rows = capacity_scan(H, n, d, P["cap_multiples"], steps, seeds=seeds, seed=P["seed"])
+    fig = figure(rows, H, n, d)
+    fro, gdw = witnessed(rows, "frozen K/Q"), witnessed(rows, "trained K/Q")
+    Ts = sorted(fro)
+    print(f"B = H(n−1)+1 = {B}; effective parameters H((n−1)d+n) = {Peff}; {seeds} draw(s) per T, {steps} Adam steps")
+    print("T:            " + " ".join(f"{T:4d}" for T in Ts))
+    print("frozen K/Q:   " + " ".join(f"{fro[T]:4d}" for T in Ts) + f"   (draws memorized, of {seeds})")
+    print("trained K/Q:  " + " ".join(f"{gdw[T]:4d}" for T in Ts))
+    sc = Scale(ours=f"eqs. (1)-(6), d={d}, n={n}, H={H}, d_h=d, d_v=d_out=1, {steps} full-batch Adam steps, {seeds} draw(s)",
+               paper="(no such experiment; App. H trains the official model at d=64: T=550 > H(n−1)+1=125)",
+               enough=steps >= 1000, why=f"{steps} < 1000 steps do not train the layer to an exact fit")
+    ceiling = lambda cap: all(fro[T] == seeds for T in Ts if T <= cap) and all(fro[T] == 0 for T in Ts if T > cap)
+    rank_max = max(r["rank_Z"] for r in rows if r["kind"] == "frozen K/Q")
+    C.check("eq16-frozen-B", "Prop. 2 with Theorem 1 on the paper's layer: with the key/query weights fixed, the best "
+            "values memorize exactly every T ≤ H(n−1)+1 and no T above it (shared context)", kind=THEOREM,
+            paper=f"ceiling B = {B}", ours=f"fits at T ≤ {max((T for T in Ts if fro[T] == seeds), default=0)}; "
+            f"largest rank Z {rank_max}", ok=ceiling(B), stable=False,
+            criterion="least-squares values on random fixed K/Q: every draw fits (max |ŷ−y| ≤ 1e-3) at every T ≤ B, "
+                      "no draw fits at any T > B",
+            control=Control(f"the ceiling one higher, B+1 = {B + 1}, through the same criterion", ceiling(B + 1),
+                            f"{fro.get(B + 1, 0)}/{seeds} draws fit at T = B+1"))
+    beyond = [T for T in Ts if T >= 2 * B]
+    gd_ok = lambda w: any(w[T] > 0 for T in beyond)
+    C.check("eq16-gd-beyond-B", "GD on every weight of eqs. (1)-(6) memorizes real labels exactly past H(n−1)+1 "
+            "(Prop. 2 bounds the features of fixed weights, not the capacity; cf. App. H)", kind=EXPERIMENT,
+            paper="App. H: GD memorizes 550 > 125 (official model, classes)",
+            ours=", ".join(f"T={T}: {gdw[T]}/{seeds}" for T in beyond), ok=gd_ok(gdw), stable=False, scale=sc,
+            criterion="some draw reaches max |ŷ−y| ≤ 1e-3 at some T ≥ 2B",
+            control=Control("the same data and initial K/Q with the key/query weights frozen (best values)",
+                            gd_ok(fro), ", ".join(f"T={T}: {fro[T]}/{seeds}" for T in beyond)))
+    top = max((T for T in Ts if gdw[T] > 0), default=0)
+    st = "Where GD's exact memorization stops on eqs. (1)-(6): between Prop. 2's B and the layer's effective " \
+         "parameter count H((n−1)d+n)"
+    if not sc.enough:
+        C.not_run("eq16-gd-ceiling", st, kind=FINDING, paper="(no statement)", reason=sc.why)
+    else:
+        C.check("eq16-gd-ceiling", st, kind=FINDING, paper="(no statement)",
+                ours=f"largest T fitted by some draw: {top} = {top / B:.1f} B (B = {B}; parameter count {Peff}; "
+                f"{steps} steps)", ok=B < top < Peff, stable=False,
+                criterion="B < largest fitted T < H((n−1)d+n)")
+    sat = lambda key: [float((r[key] > 0.99).mean()) for r in rows                               # noqa: E731
+                       if r["kind"] == "trained K/Q" and r["T"] == top and r["memorized"]]
+    if top:
+        C.check("appH-eq16-saturation", "App. H's reading on the paper's own layer trained to an exact fit at its "
+                "largest GD-memorized T: a majority of (example, head) pairs are saturated", kind=EXPERIMENT,
+                paper="majority / 'significant number' (official model, 300k steps)",
+                ours=f"T = {top}: " + ", ".join(f"{f:.2f}" for f in sat("max_weight")), stable=False, scale=sc,
+                ok=all(f > 0.5 for f in sat("max_weight")),
+                criterion="fraction of (example, head) pairs with max softmax weight > 0.99 is > 0.5 in every memorizing draw",
+                control=Control("the same draws at their initialisation (untrained), the same criterion",
+                                all(f > 0.5 for f in sat("max_weight_init")),
+                                ", ".join(f"{f:.2f}" for f in sat("max_weight_init"))))
+    dhs, nd = P["cap_dhs"], P["cap_dh_seeds"]
+    T_dh = 2 * B
+    sp = dh_speed(H, n, d, T_dh, dhs, nd, steps)
+    med = {k: _censored_median([r for r in sp if r["dh"] == k and r["init"] == 0], steps) for k in dhs}
+    fit = {k: sum(r["memorized"] for r in sp if r["dh"] == k and r["init"] == 0) for k in dhs}
+    print(f"App. A, T = 2B = {T_dh}: median steps to memorize (no fit counts {2 * steps}) "
+          + ", ".join(f"d_h={k}: {med[k]:.0f} ({fit[k]}/{nd} fit)" for k in dhs))
+    big = [k for k in dhs if k > n]
+    if n in dhs and big:
+        ratio = {k: paired_ratio(sp, (k, 0), (n, 0), steps) for k in big}
+        noise = paired_ratio(sp, (n, 1), (n, 0), steps)
+        faster = lambda r: bool(r <= 2 / 3)                                                 # noqa: E731
+        C.check("appA-dh-speed", "App. A: d_h > n speeds up optimization (tested on eqs. (1)-(6), shared context)",
+                kind=EXPERIMENT, paper="'large d_h (beyond n) can generally improve optimization speed'",
+                ours=", ".join(f"d_h={k}: ×{ratio[k]:.2f}" for k in big) + f" the steps of d_h = n = {n}",
+                ok=all(faster(ratio[k]) for k in big), stable=False,
+                scale=replace(sc, ours=f"{sc.ours.rsplit(',', 1)[0]}, {nd} paired draws, T = 2B = {T_dh}"),
+                criterion="median over draws (same data and initial weights) of steps(d_h) / steps(d_h = n) ≤ 2/3 "
+                          "at every d_h > n",
+                control=Control("seed noise: d_h = n from a second initial draw against the first, same criterion",
+                                faster(noise), f"×{noise:.2f}"))
+    return dict(rows=rows, speed=sp, fig=fig, B=B, top=top)
+
