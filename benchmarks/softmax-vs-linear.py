@@ -76,8 +76,8 @@ def main() -> None:
          sl_needle.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])
     total += timed("learned comparison", lambda: [
         sl_needle.train_needle(kind, n, seeds=P["learn_seeds"], steps=P["learn_steps"], batch=P["learn_batch"],
-                        lr=P["learn_lr"], sigma=P["learn_sigma"], seed=n)
-        for kind in ("softmax", "linear") for n in P["learn_n"]])
+                        lr=lr, sigma=P["learn_sigma"], seed=n)
+        for kind in ("softmax", "linear") for n in P["learn_n"] for lr in P["learn_lrs"]])
     print(f"  {'total of the hot parts':44s} {total:7.1f} s")
 
 

@@ -81,3 +81,12 @@ def test_toy_theory_is_the_brute_force_probability(n, m, tau, offset):
     fires = p * signs[:, 0] + q * signs[:, 1:].sum(1) > tau
     assert sl_theory.toy_theory(n, b, m, tau) == pytest.approx(ok.mean() ** m - (ok & ~fires).mean() ** m, abs=1e-12)
     assert sl_theory.toy_hoeffding(n, b, m, tau) <= sl_theory.toy_theory(n, b, m, tau) + 1e-12
+
+
+@given(con=st.sampled_from(("self-D", "cross")), nk=sizes(), b=st.floats(0.01, 12.0), seed=st.integers(0, 5))
+def test_margins_equal_their_closed_forms(con, nk, b, seed):
+    """b > 0: at b = 0 the combined parameter is 0 and linear attention is undefined (every score 0)."""
+    n, k = nk
+    built, closed = sl_theory.margins(con, n, k, b, seed=seed), sl_theory.margin_closed_form(con, n, k, b)
+    assert built["softmax"] == pytest.approx(closed["softmax"], abs=1e-12)
+    assert built["linear"] == pytest.approx(closed["linear"], abs=1e-12)

@@ -157,3 +157,47 @@ def test_params_spec_and_divisibility_check():
             spec.resolve("smoke", bad)
     with pytest.raises(ParameterError, match="self_k0"):
         spec.resolve("book", {"self_k0": 7})
+
+
+def test_margin_closed_forms_match_the_built_gaps():
+    for con, k in (("self-D", 6), ("cross", 6), ("cross", 1)):
+        for n in (24, 96):
+            for b in (math.log(n) + 3, 2.0):
+                built, closed = sl_theory.margins(con, n, k, b), sl_theory.margin_closed_form(con, n, k, b)
+                assert built["softmax"] == pytest.approx(closed["softmax"], abs=1e-12)
+                assert built["linear"] == pytest.approx(closed["linear"], abs=1e-12)
+    # the cross linear gap tends to (4 - 2/k)/n; at a fixed b the softmax gap of X_D decays like e^b/n
+    assert 4096 * sl_theory.margin_closed_form("cross", 4096, 6, 1.0)["linear"] == pytest.approx(4 - 2 / 6, abs=2e-3)
+    assert 8192 * sl_theory.margin_closed_form("self-D", 8192, 6, 2.0)["softmax"] == pytest.approx(math.exp(2.0), rel=2e-3)
+
+
+def test_needed_R_says_when_the_halved_chance_can_be_rejected():
+    counts = [sl_mc.Counts(E=50, exp1=50, exp0=0, lin0=0, lin1=0, sep=50, R=100)]
+    theory, zero = np.array([0.5]), np.array([False])
+    pn = sl_mc.Panel("cross", "m", [5], counts, theory, zero, ~zero, ~zero, 100, theory_alt=np.array([0.3]))
+    need = pn.needed_R()
+    assert 10 < need < 1000
+    d, a = 0.2, 4 * math.sqrt(0.3 * 0.7) + 2 * math.sqrt(0.25)      # at that R the expected count clears the band
+    assert need * d == pytest.approx(math.sqrt(need) * a + 1, rel=1e-9)
+    same = sl_mc.Panel("cross", "m", [5], counts, theory, zero, ~zero, ~zero, 100, theory_alt=theory.copy())
+    assert same.needed_R() == math.inf
+
+
+def test_d0_readings_for_the_signed_X():
+    Xc, Xs = sl_theory.X_signed("cross", 5), sl_theory.X_signed("self-D", 5)
+    assert math.isnan(sl_theory.d0_max_norm("cross", 60, 5, 0.0, 1, X=Xc, kinds=("linear",)))   # no key flag: row sum 0
+    for r in (0, 2):
+        assert sl_theory.d0_max_norm("cross", 60, 5, 0.0, r, X=Xc, kinds=("linear",)) < 1.5
+    for r in (0, 1, 2):
+        assert sl_theory.d0_max_norm("self-D", 60, 5, 0.0, r, X=Xs, kinds=("linear",)) < 2.5
+    assert sl_theory.d0_max_norm("self-D", 60, 5, 0.0, 3, X=Xs, kinds=("linear",)) == pytest.approx(3.0)   # D0 = D1
+
+
+def test_paper_run_record_is_read_not_retyped(tmp_path):
+    from lib.chapters.softmax_vs_linear import costs
+    assert "No measured run" in costs.paper_run_markdown(tmp_path / "absent.json")
+    rec = {"executed": "2026-01-02T03:04:05+00:00", "commit": "abc1234", "wall_s": 612.3, "cpu_s": 598.7, "threads": 1,
+           "machine": "cpu", "torch": "2.x", "claims": 3, "verdicts": {"holds": 2, "not run at this preset": 1}}
+    (tmp_path / "r.json").write_text(__import__("json").dumps(rec))
+    text = costs.paper_run_markdown(tmp_path / "r.json")
+    assert "612 s wall" in text and "599 s of CPU" in text and "abc1234" in text and "2 holds" in text

@@ -6,5 +6,6 @@ Attention* (2023), reconstructed (the formulas of our copy are lost).
 :mod:`~.montecarlo`     success counts over families of random networks, and panels;
 :mod:`~.needle`         the needle task and the learned comparison;
 :mod:`~.ledger`         the theorems' two halves recorded as claims (with their controls);
-:mod:`~.plots`          the panels' figures.
+:mod:`~.plots`          the panels' figures;
+:mod:`~.costs`          the measured cost of the ``paper`` preset (stored once, read by the page).
 """

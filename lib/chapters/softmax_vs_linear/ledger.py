@@ -17,14 +17,16 @@ from lib.core.claims import THEOREM, Claims
 def softmax_claim(C: Claims, cid: str, statement: str, panels: Sequence[sl_mc.Panel], s: int, m0: int,
                   alts: Sequence[float], R: int) -> None:
     """Every in-window count ~ Binomial(R, 1 - (1 - 2^-s)^m); the control replaces 2^-s by each of
-    ``alts`` (it passes if any alternative fits every point). Only the m panel can discriminate."""
+    ``alts`` (it passes if any alternative fits every point). The test can tell the alternatives apart only
+    where the success probabilities differ by more than the binomial noise: on the m panel, and on the
+    other panels when their width m0 is not saturated (the chapter sweeps them at the most telling width)."""
     pts = sl_mc.window_points(panels, m0)
     n_m = sum(1 for pn in panels if pn.key == "m" for w in pn.in_window if w)
     agree = sl_mc.window_agree(pts, 2.0 ** -s, R)
     alt = {a: sl_mc.window_agree(pts, a, R) for a in alts}
     C.check(cid, statement, kind=THEOREM, paper=f"w.h.p. [read]; 1 − (1 − 1/{2 ** s})^m [high]",
-            ours=f"{agree}/{len(pts)} in-window points agree ({n_m} of them in the m panel, where m varies and the "
-                 f"test can tell firing probabilities apart); ML fit of p1: {sl_mc.fit_p1(pts, R):.3f}",
+            ours=f"{agree}/{len(pts)} in-window points agree ({n_m} of them in the m panel; the others at m = {m0}); "
+                 f"ML fit of p1: {sl_mc.fit_p1(pts, R):.3f}",
             ok=bool(pts and agree == len(pts)), criterion=f"each within 4 sd + 1 of R(1 − (1 − 1/{2 ** s})^m)",
             stable=False,
             control=(f"firing probability {' or '.join(f'1/{round(1 / a)}' for a in alts)} in place of 1/{2 ** s}",

@@ -160,6 +160,20 @@ class Panel:
         return bool(t.any() and a[t].all()), f"{int(a[t].sum())}/{int(t.sum())} tested points agree" + (
             f" ({int((~t).sum())} untested: no exact theory below τ_rest)" if (~t).any() else "")
 
+    def needed_R(self, theory: np.ndarray | None = None, z: float = 4.0) -> float:
+        """The smallest number of models per point at which the count test tells ``theory`` (a control's
+        rival probabilities; default :attr:`theory_alt`) from the exact P(E) at some tested point: the
+        expected count ``R P`` lies 2 of its own sd outside the rival's band ``R P' ± (z sd' + 1)``, i.e.
+        ``R δ ≥ √R (z σ' + 2σ) + 1`` with ``δ = |P − P'|``. Infinite where the two agree at every point."""
+        alt = self.theory_alt if theory is None else theory
+        best = math.inf
+        for P, Pa, t in zip(self.theory, alt, self.tested, strict=True):
+            if not t or np.isnan(P) or np.isnan(Pa) or abs(P - Pa) < 1e-15:
+                continue
+            d, a = abs(P - Pa), z * math.sqrt(Pa * (1 - Pa)) + 2 * math.sqrt(P * (1 - P))
+            best = min(best, ((a + math.sqrt(a * a + 4 * d)) / (2 * d)) ** 2)
+        return best
+
     def linear_silent(self) -> bool:
         """Linear attention never fired (on D0 or D1) at any point where the window says it cannot."""
         return bool(all(c.lin0 == 0 and c.lin1 == 0 for c, s in zip(self.counts, self.rest_silent, strict=False) if s))
@@ -243,6 +257,12 @@ def panel_claim(C, cid: str, statement: str, pn: Panel, paper: str = "counts los
     from lib.core.claims import EXPERIMENT, Scale
     ok, text = pn.verdict()
     ok_alt, text_alt = pn.verdict(pn.theory_alt)
+    if ok_alt:            # say what it would take: the models per point at which the rival is rejected
+        need = pn.needed_R()
+        text += ("; no point of this sweep can tell the halved firing chance apart, at any number of models"
+                 if not math.isfinite(need) else
+                 f"; the halved firing chance would be rejected from about {math.ceil(need / 10) * 10} models "
+                 f"per point (this sweep has {pn.R})")
     C.check(cid, statement, kind=EXPERIMENT, paper=paper, ours=text, ok=bool(ok and extra_ok),
             criterion=criterion or "|count − R·P(E)| ≤ 4 sd + 1 at every tested point; 0 where P = 0",
             stable=False, control=("firing chance per neuron halved", bool(ok_alt and extra_ok), text_alt),

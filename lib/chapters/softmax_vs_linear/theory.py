@@ -154,21 +154,39 @@ def inv_eps_star(n: int, k: int, tau: float) -> float:
     return ((1 + tau) * n - 2 * t - 1) / (2 - tau)
 
 
-def margins(construction: str, n: int, k: int, b: float, seed: int = 0) -> dict[str, float]:
-    """W-free margin ``Δ = max_{j0} ||c(D1)_{j0} - c(D0)_{j0}||_1`` of each map, on one instance."""
-    gen = torch.Generator().manual_seed(seed)
+def margins(construction: str, n: int, k: int, b: float, seed: int = 0, reading: int = 0) -> dict[str, float]:
+    """W-free margin ``Δ = max_{j0} ||c(D1)_{j0} - c(D0)_{j0}||_1`` of each map, on one instance
+    (``reading``: which :data:`D0_READINGS` entry is D0; 0 is ours)."""
+    p0, p1, X = d0_instance(construction, n, k, b, reading, seed)
     out = {}
-    if construction == "cross":
-        Q, K0, K1, *_ = cross_pair(1, n, k + 1, gen)
-        X, p0, p1 = X_cross(k + 1, b), (Q, K0), (Q, K1)
-    else:
-        A0, A1, *_ = self_pair(1, n, k, gen)
-        X, p0, p1 = X_self(k, b, construction[-1]), (A0, A0), (A1, A1)
     for kind in ("softmax", "linear"):
         c0, _ = attend(*p0, X, kind)
         c1, _ = attend(*p1, X, kind)
         out[kind] = float((c1 - c0).abs().sum(-1).max())
     return out
+
+
+def margin_closed_form(construction: str, n: int, k: int, b: float) -> dict[str, float]:
+    """Closed form of :func:`margins` (ours, from the lemmas' rows). The gap is the larger of the needle
+    row's and any other row's. Self X_D: softmax ``p_b = e^b/(e^b+n-1)`` (only the needle's group coordinate
+    moves), linear ``2/(n+1)``; cross: the needle row against D0's uniform row j1, or a row j0 != j1 against
+    D0's row that puts ``1/(1+(n-1)e^b)`` (softmax) or 0 (linear) on key j2. Linear never depends on b;
+    softmax at a fixed b decays like e^b/n."""
+    t = n // k
+    p, q = pq(n, b)
+    if construction == "self-D":
+        return {"softmax": max(p, 1.0 / n), "linear": max(2.0 / (n + 1), 1.0 / n)}
+    if construction != "cross":
+        raise ValueError(f"construction = {construction!r}: expected 'self-D' or 'cross'")
+
+    def gap(fj: float, fi: float, f2: float, fo: float) -> float:
+        """Needle row with weights (fj on j2, fi elsewhere) against D0's uniform row, and a row j0 != j1:
+        uniform in D1 against (f2 on j2, fo elsewhere) in D0."""
+        needle = abs(fj - 1 / n) + abs(fj + (t - 1) * fi - (t - 1) / n) + (k - 1) * t * abs(fi - 1 / n)
+        other = abs(1 / n - f2) + abs(t / n - (t - 1) * fo) + (k - 1) * t * abs(1 / n - fo)
+        return max(needle, other)
+    a0 = 1.0 + (n - 1) * math.exp(b)
+    return {"softmax": gap(p, q, 1 / a0, math.exp(b) / a0), "linear": gap(2 / (n + 1), 1 / (n + 1), 0.0, 1 / (n - 1))}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -218,26 +236,28 @@ def _selfD_forms(e: _Err, n: int, k: int, b: float, gen: torch.Generator, swap: 
     X = X_self(k, b, "D")
     rest = [i for i in range(n) if i != j]
     eye = torch.eye(k + 2, dtype=DT).unsqueeze(0)
-    for tag, A, lem in (("D1", A1, "D.2"), ("D0", A0, "D.6")):
+    lemmas = {("D1", "softmax"): ("D.2", "D.3"), ("D1", "linear"): ("D.10", "D.11"),
+              ("D0", "softmax"): ("D.6", "D.7"), ("D0", "linear"): ("D.14", "D.15")}
+    for tag, A in (("D1", A1), ("D0", A0)):
         S = att.scores(A, A, X.unsqueeze(0), eye)[0, 0]
-        e(f"{lem} Part 1a ({tag}): u_jj = 2b", S[j, j], 2 * b)
-        e(f"{lem} Parts 1b/2 ({tag}): u = b elsewhere", S[j, rest], b)
-        e(f"{lem} Parts 1b/2 ({tag}): u = b elsewhere", S[rest], b)
-        for kind, (fj, fi), lm in (("softmax", (p, q), lem), ("linear", (2 / (n + 1), 1 / (n + 1)),
-                                                              "D.10" if tag == "D1" else "D.14")):
+        for kind, (fj, fi) in (("softmax", (p, q)), ("linear", (2 / (n + 1), 1 / (n + 1)))):
+            lw, lc = lemmas[tag, kind]
+            # the scores do not depend on the map: Parts 1-2 of the weight lemma of each map
+            e(f"{lw} Part 1a ({tag}, {kind}): u_jj = 2b", S[j, j], 2 * b)
+            e(f"{lw} Parts 1b/2 ({tag}, {kind}): u = b elsewhere", S[j, rest], b)
+            e(f"{lw} Parts 1b/2 ({tag}, {kind}): u = b elsewhere", S[rest], b)
             c, f = attend(A, A, X, kind)
-            e(f"{lm} Part 3a ({tag}, {kind}): f_jj", f[0, j, j], fj)
-            e(f"{lm} Part 3b ({tag}, {kind}): f_ji", f[0, j, rest], fi)
-            e(f"{lm} Part 4 ({tag}, {kind}): f_(j0,i) = 1/n", f[0, rest], 1.0 / n)
-            if kind == "softmax":
-                gw = p + (t - 1) * q if tag == "D1" else (t - 1) * q
-                gr = torch.full((n - 1, k), t / n, dtype=DT)
-                if tag == "D0":
-                    gr[:, g] = (t - 1) / n
-                cj, rows = _self_rows(n, k, g, p, gw, t * q, torch.full((n - 1,), 1.0 / n, dtype=DT), gr)
-                name = "D.3 Parts 1-6 (D1)" if tag == "D1" else "D.7 Parts 1-6 (D0)"
-                e(f"{name}: needle row c_j", c[0, j], cj)
-                e(f"{name}: rows c_(j0), j0 != j", c[0, rest], rows)
+            e(f"{lw} Part 3a ({tag}, {kind}): f_jj", f[0, j, j], fj)
+            e(f"{lw} Part 3b ({tag}, {kind}): f_ji", f[0, j, rest], fi)
+            e(f"{lw} Part 4 ({tag}, {kind}): f_(j0,i) = 1/n", f[0, rest], 1.0 / n)
+            # aggregated rows c = f A: the needle row from (fj, fi), every other row uniform
+            gw = fj + (t - 1) * fi if tag == "D1" else (t - 1) * fi
+            gr = torch.full((n - 1, k), t / n, dtype=DT)
+            if tag == "D0":
+                gr[:, g] = (t - 1) / n
+            cj, rows = _self_rows(n, k, g, fj, gw, t * fi, torch.full((n - 1,), 1.0 / n, dtype=DT), gr)
+            e(f"{lc} Parts 1-3 ({tag}, {kind}): needle row c_j", c[0, j], cj)
+            e(f"{lc} Parts 4-6 ({tag}, {kind}): rows c_(j0), j0 != j", c[0, rest], rows)
     e("D.7: ||c_j(D0)||_1 = 2 (softmax)", row_norms(attend(A0, A0, X, "softmax")[0][0])[j], 2.0)
     cl = attend(A1, A1, X, "linear")[0]
     e("D.11: ||c_j(D1)||_1 = 2 + 2/(n+1) (linear)", row_norms(cl[0])[j], 2.0 + 2.0 / (n + 1))
@@ -274,7 +294,7 @@ def _selfE_forms(e: _Err, n: int, k: int, b: float, gen: torch.Generator, swap: 
                           (same_all[:, j] + (1 - same_all[:, j]) * r) / a2,
                           (torch.nn.functional.one_hot(grp[rest], k).to(DT) * (1 - r) + r) * t / a2)
     e("E.2 Parts 1-3: needle row c_j", c[0, j], cj)
-    e("E.2 Part 4: rows c_(j0), j0 != j", c[0, rest], rows)
+    e("E.2 Parts 4-6: rows c_(j0), j0 != j", c[0, rest], rows)
 
 
 def _cross_forms(e: _Err, n: int, k: int, b: float, gen: torch.Generator, swap: bool) -> None:
@@ -288,31 +308,53 @@ def _cross_forms(e: _Err, n: int, k: int, b: float, gen: torch.Generator, swap: 
     rest_j = [i for i in range(n) if i != j1]
     eye = torch.eye(k + 1, dtype=DT).unsqueeze(0)
     S = att.scores(Q, K1, X.unsqueeze(0), eye)[0, 0]
-    e("F.10 Part 1: u_(j1 j2) = 2b", S[j1, j2], 2 * b)
-    e("F.10 Part 2: u = b if j0 != j1 or i != j2", S[j1, rest_i], b)
-    e("F.10 Part 2: u = b if j0 != j1 or i != j2", S[rest_j], b)
+    e("F.2/F.10 Part 1: u_(j1 j2) = 2b", S[j1, j2], 2 * b)
+    e("F.2/F.10 Part 2: u = b if j0 != j1 or i != j2", S[j1, rest_i], b)
+    e("F.2/F.10 Part 2: u = b if j0 != j1 or i != j2", S[rest_j], b)
     c1, f1 = attend(Q, K1, X, "softmax")
     e("F.2 Part 3a: f_(j1 j2) = p_b", f1[0, j1, j2], p)
     e("F.2 Part 3b: f_(j1 i) = q_b", f1[0, j1, rest_i], q)
     e("F.2 Part 4: f_(j0 i) = 1/n (j0 != j1)", f1[0, rest_j], 1.0 / n)
+    uni = torch.full((n - 1, k + 1), t / n, dtype=DT)     # a uniform row of D1: (1/n | t/n, ..., t/n)
+    uni[:, 0] = 1.0 / n
     want = torch.full((k + 1,), t * q, dtype=DT)
     want[0], want[1 + g] = p, p + (t - 1) * q
-    e("F.3: c_(j1) = (p_b, p_b+(t-1)q_b | t q_b)", c1[0, j1], want)
+    e("F.3 Parts 1-2: c_(j1) = (p_b | p_b+(t-1)q_b, t q_b)", c1[0, j1], want)
+    e("F.3 Parts 3-4: c_(j0) = (1/n | t/n) (j0 != j1)", c1[0, rest_j], uni)
     cl, fl = attend(Q, K1, X, "linear")
     e("F.10 Part 3: f_(j1 j2) = 2/(n+1)", fl[0, j1, j2], 2.0 / (n + 1))
     e("F.10 Part 4: f_(j1 i) = 1/(n+1)", fl[0, j1, rest_i], 1.0 / (n + 1))
     e("F.10 Part 5: f_(j0 i) = 1/n (j0 != j1)", fl[0, rest_j], 1.0 / n)
+    want = torch.full((k + 1,), t / (n + 1), dtype=DT)
+    want[0], want[1 + g] = 2.0 / (n + 1), (t + 1.0) / (n + 1)
+    e("F.11 Parts 1-2: c_(j1) = (2 | t+1, t)/(n+1)", cl[0, j1], want)
+    e("F.11 Parts 3-4: c_(j0) = (1/n | t/n) (j0 != j1)", cl[0, rest_j], uni)
     e("F.11: ||c_(j1)(D1)||_1 = 1 + 2/(n+1)", row_norms(cl[0])[j1], 1.0 + 2.0 / (n + 1))
-    c0, f0 = attend(Q, K0, X, "softmax")
-    e("F.6: row j1 of D0 is uniform, f = 1/n", f0[0, j1], 1.0 / n)
-    e("F.6: f_(j0 j2)(D0) = 1/(1+(n-1)e^b)", f0[0, rest_j, j2], 1.0 / (1.0 + (n - 1) * math.exp(b)))
-    e("F.7: ||c_(j0)(D0)||_1 = 1", row_norms(c0[0]), 1.0)
+    # D0 (our reading: key j2 in no group)
     S0 = att.scores(Q, K0, X.unsqueeze(0), eye)[0, 0]
-    e("F.14 Parts 1-2: u_(j1 i)(D0) = b for every i", S0[j1], b)
+    e("F.6/F.14 Parts 1-2 (D0): u_(j1 i) = b for every i", S0[j1], b)
+    e("F.6/F.14 (D0, our reading): u_(j0 j2) = 0 (j0 != j1)", S0[rest_j, j2], 0.0)
+    e("F.6/F.14 (D0, our reading): u_(j0 i) = b (j0 != j1, i != j2)", S0[rest_j][:, rest_i], b)
+    c0, f0 = attend(Q, K0, X, "softmax")
+    a0 = 1.0 + (n - 1) * math.exp(b)
+    e("F.6 Part 3: row j1 of D0 is uniform, f = 1/n", f0[0, j1], 1.0 / n)
+    e("F.6 Part 4: f_(j0 j2)(D0) = 1/(1+(n-1)e^b)", f0[0, rest_j, j2], 1.0 / a0)
+    e("F.6 Part 4: f_(j0 i)(D0) = e^b/(1+(n-1)e^b)", f0[0][rest_j][:, rest_i], math.exp(b) / a0)
+    row0 = torch.full((k + 1,), t / n, dtype=DT)          # D0's needle row: (1/n | (t-1)/n in g, t/n)
+    row0[0], row0[1 + g] = 1.0 / n, (t - 1.0) / n
+    e("F.7 Parts 1-2: c_(j1)(D0) = (1/n | (t-1)/n, t/n)", c0[0, j1], row0)
+    rest0 = torch.full((n - 1, k + 1), t * math.exp(b) / a0, dtype=DT)
+    rest0[:, 0], rest0[:, 1 + g] = 1.0 / a0, (t - 1) * math.exp(b) / a0
+    e("F.7 Parts 4-5: c_(j0)(D0) = (1 | (t-1)e^b, t e^b)/(1+(n-1)e^b)", c0[0, rest_j], rest0)
+    e("F.7: ||c_(j0)(D0)||_1 = 1", row_norms(c0[0]), 1.0)
     c0l, f0l = attend(Q, K0, X, "linear")
     e("F.14 Parts 3-4: f_(j1 i)(D0) = 1/n for every i", f0l[0, j1], 1.0 / n)
     e("F.14 Part 5: f_(j0 j2)(D0) = 0 (j0 != j1)", f0l[0, rest_j, j2], 0.0)
     e("F.14 Part 5: f_(j0 i)(D0) = 1/(n-1) (j0 != j1, i != j2)", f0l[0][rest_j][:, rest_i], 1.0 / (n - 1))
+    e("F.15 Parts 1-2: c_(j1)(D0) = (1/n | (t-1)/n, t/n)", c0l[0, j1], row0)
+    rest0l = torch.full((n - 1, k + 1), t / (n - 1.0), dtype=DT)
+    rest0l[:, 0], rest0l[:, 1 + g] = 0.0, (t - 1.0) / (n - 1)
+    e("F.15 Parts 3-4: c_(j0)(D0) = (0 | (t-1), t)/(n-1)", c0l[0, rest_j], rest0l)
     e("F.15: ||c_(j0)(D0)||_1 = 1", row_norms(c0l[0]), 1.0)
 
 
@@ -428,26 +470,36 @@ D0_READINGS = {
 }
 
 
-def d0_max_norm(construction: str, n: int, k: int, b: float, reading: int, seed: int = 0) -> float:
-    """The largest l1 norm over every row of D0, under both maps, for the ``reading``-th entry of
-    :data:`D0_READINGS` (D1 is unchanged). The theorems' D0 half holds for every readout iff τ exceeds it."""
+def d0_instance(construction: str, n: int, k: int, b: float, reading: int, seed: int = 0,
+                X: Tensor | None = None) -> tuple[tuple[Tensor, Tensor], tuple[Tensor, Tensor], Tensor]:
+    """One instance ``((A1, A2) of D0, (A1, A2) of D1, X)`` with D0 built by the ``reading``-th entry of
+    :data:`D0_READINGS` (D1 is the same under every reading). ``X`` replaces the construction's parameter."""
     gen = torch.Generator().manual_seed(seed)
     if construction == "cross":
         Q, K0, K1, *_ = cross_pair(1, n, k + 1, gen)
-        X = X_cross(k + 1, b)
+        X = X_cross(k + 1, b) if X is None else X
         q0, k0 = Q.clone(), [K0, K1.clone(), K1, K1][reading]
         if reading == 1:
             k0[..., 0] = 0.0
         if reading == 2:
             q0[..., 0] = 0.0
-        pair = (q0, k0)
-    else:
-        A0, A1, j, _ = self_pair(1, n, k, gen)
-        X = X_self(k, b, construction[-1])
-        a0 = [A0, A1.clone(), A1.clone(), A1][reading]
-        if reading == 1:
-            a0[0, int(j[0]), -1] = 0.0
-        if reading == 2:
-            a0[..., 0] = 0.0
-        pair = (a0, a0)
-    return max(float(row_norms(attend(*pair, X, kind)[0][0]).max()) for kind in ("softmax", "linear"))
+        return (q0, k0), (Q, K1), X
+    A0, A1, j, _ = self_pair(1, n, k, gen)
+    X = X_self(k, b, construction[-1]) if X is None else X
+    a0 = [A0, A1.clone(), A1.clone(), A1][reading]
+    if reading == 1:
+        a0[0, int(j[0]), -1] = 0.0
+    if reading == 2:
+        a0[..., 0] = 0.0
+    return (a0, a0), (A1, A1), X
+
+
+def d0_max_norm(construction: str, n: int, k: int, b: float, reading: int, seed: int = 0,
+                X: Tensor | None = None, kinds: tuple[str, ...] = ("softmax", "linear")) -> float:
+    """The largest l1 norm over every row of D0, under the maps ``kinds``, for the ``reading``-th entry of
+    :data:`D0_READINGS` (D1 is unchanged). The theorems' D0 half holds for every readout iff τ exceeds it.
+    ``X`` replaces the construction's combined parameter (e.g. :func:`X_signed` with ``kinds=("linear",)``);
+    NaN where a linear row sums to 0 (the map is undefined there)."""
+    pair, _, X = d0_instance(construction, n, k, b, reading, seed, X)
+    norms = [row_norms(attend(*pair, X, kind)[0][0]) for kind in kinds]
+    return float(torch.cat(norms).max()) if all(bool(torch.isfinite(v).all()) for v in norms) else float("nan")
