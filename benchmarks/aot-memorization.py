@@ -36,7 +36,7 @@ def main() -> None:
     repro.setup(0, a.device, quiet=True)
     P = params.load("aot-memorization").resolve(a.preset)
     rng = np.random.default_rng(0)
-    cfg = lambda s: [float(v) if "." in v else int(v) for v in s.split(",")]
+    cfg = lambda g: list(g.values())            # a record of the grid, its fields in the spec's order
     t_all = time.perf_counter()
     timed("Lemma 2 ranks", lambda: [aot.lemma2_rank(*cfg(s), rng) for s in P["lemma2_grid"] for _ in range(P["lemma2_draws"])])
     timed("Corollary 1 constructions", lambda: [aot.association_check(*cfg(s), rng) for s in P["construct_grid"] + P["negative_grid"]])
@@ -46,7 +46,7 @@ def main() -> None:
         [aot.lemma2_rank(*cfg(s), rng, qk_scale=0.0) for s in P["lemma2_grid"]]))
     w, Pm = aot.full_support_task(P["dist_N"], 2, rng)
     timed("Prop. 2 encoders (all d)", lambda: [aot.best_encoder(w, Pm, d, restarts=P["dist_restarts"]) for d in range(1, P["dist_N"] - 1)])
-    timed("Theorem 2", lambda: [aot.theorem2_check(*(int(x) if i < 3 else x for i, x in enumerate(cfg(s))), rng) for s in P["thm2_grid"]])
+    timed("Theorem 2", lambda: [aot.theorem2_check(*cfg(s), rng) for s in P["thm2_grid"]])
     rate = timed("engine calibration", lambda: AT.calibrate(a.device))
     print(f"engine rate: {rate / 1e9:.2f} GFLOP/s")
     if not a.skip_training:

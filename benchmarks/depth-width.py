@@ -61,7 +61,7 @@ def main() -> None:
     print(f"  S-form {t_s:.3f} s, layer by layer {t_r:.3f} s")
 
     print(f"\n3. the rank grid of preset '{a.preset}'")
-    cases = dw_checks.parse_cases(P["rank_cases"])
+    cases = dw_checks.expand_cases(P["rank_cases"])
     rows, t_grid = timed(lambda: dw_checks.measure_grid(cases, seeds=P["rank_seeds"], K_max=P["rank_K_max"],
                                                  log=lambda s: None))
     slow = sorted(rows, key=lambda r: -r["seconds"])[:5]
@@ -69,7 +69,7 @@ def main() -> None:
           f"FLINT {sum(r['t_rank'] for r in rows):.1f} s); slowest: " +
           ", ".join(f"{r['case'].d_x},{r['case'].L},{r['case'].H},N{r['case'].N}: {r['rank']} in {r['seconds']:.1f} s"
                     for r in slow))
-    _, t_p1 = timed(lambda: [dw_checks.prop1_check(c) for c in dw_checks.parse_cases(P["prop1_cases"])])
+    _, t_p1 = timed(lambda: [dw_checks.prop1_check(c) for c in dw_checks.expand_cases(P["prop1_cases"])])
     print(f"  Proposition 1 checks: {t_p1:.1f} s")
 
     if not a.skip_lm:

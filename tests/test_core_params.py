@@ -152,3 +152,45 @@ def test_cli_rejects_bad_input_before_running(args, needle, tmp_path):
 def test_cli_list():
     r = cli("run", "--list")
     assert r.returncode == 0 and "notation" in r.stdout and "presets: smoke, book, paper" in r.stdout
+
+
+@pytest.mark.parametrize("value,needle", [
+    ('[{"N": 10, "S": 2, "d": 4, "d_h": 5, "H": 24}]', "parameter 'construct_grid[0]'"),          # d_h > d
+    ('[{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 23}]', "H*d_h + d >= N^S"),                         # one head short
+    ('[{"N": 10, "S": 2, "d": 4, "d_h": 4}]', "parameter 'construct_grid[0]' lacks the field 'H'"),
+    ("10,2,4,4,24", "parameter 'construct_grid'"),                                                   # the old comma form
+])
+def test_aot_grid_records_are_checked_before_running(value, needle, tmp_path):
+    """aot-memorization's construction grid: a bad record is rejected by `python -m lib run`, naming it."""
+    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
+    r = cli("run", "aot-memorization", "--preset", "smoke", "--set", f"construct_grid={value}", env=env)
+    assert r.returncode == 2 and needle in r.stderr, r.stderr
+    assert not (tmp_path / "runs").exists(), "nothing executed"
+
+
+def test_aot_grid_record_rules():
+    spec = params.load("aot-memorization")
+    for name, value, needle in [
+            ("negative_grid", [{"N": 10, "S": 2, "d": 3, "d_h": 3, "H": 12}], r"negative_grid\[0\].*d_h > d"),
+            ("construct_grid", [{"N": 3, "S": 2, "d": 4, "d_h": 4, "H": 2}], r"construct_grid\[0\].*d <= N"),
+            ("lemma2_grid", [{"N": 20, "S": 3, "d": 4, "H": 25}], r"lemma2_grid\[0\].*N \*\* S <= 4000"),
+            ("thm2_grid", [{"N": 20, "d": 200, "T": 400, "eta": 1.0}], r"thm2_grid\[0\].*0 < eta < 1"),
+            ("thm2_grid", [{"N": 20, "d": 1, "T": 400, "eta": 0.1}], r"thm2_grid\[0\]\.d")]:
+        with pytest.raises(ParameterError, match=needle):
+            spec.resolve("smoke", {name: value})
+    ok = spec.resolve("smoke", {"construct_grid": '[{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 24}]'}, parse_strings=True)
+    assert ok["construct_grid"] == [{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 24}]
+
+
+@pytest.mark.parametrize("value,needle", [
+    ('[{"L": 2, "N": 4, "H": 1, "dx_min": 5, "dx_max": 3}]', "parameter 'rank_cases[0]'"),        # dx_min > dx_max
+    ('[{"L": 2, "N": 3, "H": 1, "dx_min": 2, "dx_max": 3}]', "N must be even"),
+    ('[{"L": 2, "N": 4, "H": 1, "dx_min": 2, "dx_max": 99}]', "parameter 'rank_cases[0].dx_max' = 99"),
+    ("L:2 N:4 H:1 dx:1..7", "parameter 'rank_cases'"),                                               # the old string form
+])
+def test_depth_width_case_records_are_checked_before_running(value, needle, tmp_path):
+    """depth-width's rank grid: a bad record is rejected by `python -m lib run`, naming it, before papermill starts."""
+    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
+    r = cli("run", "depth-width", "--preset", "smoke", "--set", f"rank_cases={value}", env=env)
+    assert r.returncode == 2 and needle in r.stderr, r.stderr
+    assert not (tmp_path / "runs").exists(), "nothing executed"

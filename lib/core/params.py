@@ -235,10 +235,12 @@ class Spec:
         return out
 
     def parameters_cell(self) -> str:
-        """The source of the notebook's ``parameters`` cell (defaults = the ``book`` preset)."""
+        """The source of the notebook's ``parameters`` cell (defaults = the ``book`` preset). A ``list[record]``
+        is annotated ``list[dict]``: the kernel evaluates annotations, and each record is a dict."""
         lines = []
         for p in self.params.values():
-            lines.append(f"{p.name}: {p.type} = {p.default!r}  # {p.help}")
+            ann = "list[dict]" if p.type == "list[record]" else p.type
+            lines.append(f"{p.name}: {ann} = {p.default!r}  # {p.help}")
         return "\n".join(lines)
 
 
