@@ -58,6 +58,27 @@ def test_construction_dh_greater_than_d_reaches_only_corrected_capacity():
 def test_lemma2_rank_generic():
     r, m = aot.lemma2_rank(5, 2, 3, 8, np.random.default_rng(3))
     assert r == m == 24
+    assert aot.lemma2_rival(25, 8, 3) == 17 != r          # the control's count is below the measured rank
+    assert aot.lemma2_rival(10, 8, 3) == 10                # below both counts the two coincide (T0 < H(d-1)+1)
+    assert aot.lemma2_rival(30, 1, 3) == min(30, 3)        # one head: the rival is Lemma 2's count minus d - 1
+
+
+def test_thm2_control_bound_is_the_c0_bound():
+    r = aot.theorem2_check(10, 100, 100, 0.1, np.random.default_rng(0))
+    assert r["bound_c0"] <= r["bound"]                     # C > 0 only loosens the bound
+    assert 0 < r["C_emp"] < 0.5
+
+
+def test_exp5_rising_and_seed_noise():
+    from lib.chapters.aot_memorization import checks
+    assert checks.rising([0.2, 0.4, 0.5, 0.7])
+    assert not checks.rising([0.5, 0.5, 0.5, 0.5])           # flat: no rise (the old differences >= -0.05 passed it)
+    assert not checks.rising([0.5, 0.52, 0.53, 0.54])        # monotone but the rise is below MIN_RISE
+    assert not checks.rising([0.7, 0.5, 0.4, 0.2])
+    assert not checks.rising([0.2, float("nan"), 0.5])
+    recs = [dict(H=H, d=3, rep=r, acc=0.1 * H + 0.01 * r) for H in (1, 2, 3) for r in (0, 1)]
+    assert checks.seed_noise_curve(recs, "acc", "H", [1, 2, 3], d=3) == pytest.approx([-0.01] * 3)
+    assert np.isnan(checks.seed_noise_curve([r for r in recs if r["rep"] == 0], "acc", "H", [1], d=3)[0])
 
 
 def test_prop3_closed_form_matches_brute_force():

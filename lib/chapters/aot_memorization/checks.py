@@ -1,6 +1,7 @@
 """Checks of the aot-memorization chapter that need more than one line of the page: Proposition 1 against a
 *trained* AoT (:func:`train_aot_kl`), the literal eq. (2) (:func:`eq2_literal`), and the paper-scale spot
-check of Fig. 1a (:func:`spot_check`). Not imported by the training code of the stored runs."""
+check of Fig. 1a (:func:`spot_check`), and Exp. 5's monotone trend with its seed-noise control
+(:func:`rising`, :func:`seed_noise_curve`). Not imported by the training code of the stored runs."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +10,28 @@ import torch
 from lib.chapters.aot_memorization import construction as aot
 
 DT = torch.float64
+MIN_RISE = 0.05      # Exp. 5: a curve "grows" when Spearman >= 0.7 and last - first >= this (the old tolerance)
+
+
+def rising(curve) -> bool:
+    """Exp. 5's criterion for one curve (accuracies at increasing parameter counts): Spearman(x, acc) >= 0.7
+    and a rise last - first >= MIN_RISE. A curve with fewer than 3 points or a NaN fails (it cannot show a trend)."""
+    from scipy.stats import spearmanr
+    c = np.asarray(curve, float)
+    if len(c) < 3 or not np.all(np.isfinite(c)) or np.ptp(c) == 0:    # a flat curve has no trend (and no rho)
+        return False
+    rho = spearmanr(np.arange(len(c)), c).statistic
+    return bool(np.isfinite(rho) and rho >= 0.7 and c[-1] - c[0] >= MIN_RISE)
+
+
+def seed_noise_curve(records: list[dict], key: str, by: str, xs, **fixed) -> list[float]:
+    """Seed 0 minus seed 1 of ``key`` at each ``by`` in ``xs`` (other fields fixed): a flat truth plus seed
+    noise, the control of a monotone trend. NaN where fewer than two seeds were run."""
+    out = []
+    for x in xs:
+        v = {r["rep"]: r[key] for r in records if r[by] == x and all(r[k] == w for k, w in fixed.items())}
+        out.append(v[0] - v[1] if 0 in v and 1 in v else float("nan"))
+    return out
 
 
 def eq2_literal(t, e, pos, W_QK, W_V, W_O, W_U) -> np.ndarray:

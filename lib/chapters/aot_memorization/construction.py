@@ -167,10 +167,16 @@ def random_rank1_qk(H: int, d: int, rng: np.random.Generator, scale: float = 1.0
             torch.as_tensor(scale * rng.standard_normal((H, d, 1))))
 
 
+def lemma2_rival(T0: int, H: int, d: int) -> int:
+    """Lemma 2's closest wrong count: min(T0, H (d-1) + 1), as if each head lost one dimension to an affine
+    hull (Mahdavi et al.'s count with d_h = d); it differs from min(T0, H d) only when H > 1 and T0 > H(d-1)+1."""
+    return min(T0, H * (d - 1) + 1)
+
+
 def lemma2_rank(N: int, S: int, d: int, H: int, rng: np.random.Generator, T0: int | None = None,
                 qk_scale: float = 1.0) -> tuple[int, int]:
     """rank of {A(t)} over T0 random distinct sequences (all N^S by default); returns (rank, min(T0, H d)).
-    ``qk_scale = 0`` gives W_QK = 0 (uniform attention, every head the same average): the control."""
+    ``qk_scale = 0`` gives W_QK = 0 (uniform attention, every head the same average)."""
     seqs = all_sequences(N, S)
     if T0 is not None and T0 < len(seqs):
         seqs = seqs[rng.choice(len(seqs), T0, replace=False)]
@@ -438,8 +444,10 @@ def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator)
     simple = float((1 + 4 * C_emp) / (1 - 2 * C_emp) * np.mean(1 - p_g)
                    * np.log((N - 1) / (np.exp(Hs.mean()) - 1)))
     kl_uniform = d_kl(prior, P, np.zeros_like(logits))       # lambda = 0: the encoder without the tuning
+    # the same bound with C = 0 (exactly orthonormal W): the control, the tightest rival bound of the same form
+    bound_c0 = float(np.mean((1 - p_g) * logterm))
     return dict(N=N, d=d, T=T, eta=eta, C_emp=C_emp, C_jl=C_jl, kl_f=kl_f, bound=bound, simple=simple,
-                kl_uniform=kl_uniform,
+                kl_uniform=kl_uniform, bound_c0=bound_c0,
                 mean_entropy=float(Hs.mean()))
 
 
