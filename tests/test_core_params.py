@@ -28,6 +28,16 @@ def test_spec_is_valid_and_matches_the_notebook(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+def test_parameters_cell_executes_to_the_book_preset(chapter):
+    """The kernel evaluates the cell's annotations: every one must name a type that exists (list[record] did not)."""
+    spec = params.load(chapter)
+    ns: dict = {}
+    exec(spec.parameters_cell(), ns)
+    book = spec.resolve("book")
+    assert spec.validate({k: ns[k] for k in book}) == book
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_help_texts_parse_in_papermill(chapter):
     """`papermill --help-notebook` cannot parse a parameter line whose comment contains '='."""
     spec = params.load(chapter)

@@ -11,6 +11,8 @@ from lib.chapters.depth_width import fit as dw_fit
 from lib.chapters.depth_width import lm
 from lib.chapters.depth_width import network as dw_net
 from lib.chapters.depth_width import seprank as sr
+from lib.core import params
+from lib.core.params import ParameterError
 
 P = sr.PRIME
 
@@ -100,13 +102,18 @@ def test_bounds_and_closed_forms():
     assert abs(dw_bounds.log3_sep_n2(4, 30) - math.log(math.comb(4 + dw_bounds.C(30), 4), 3)) < 1e-6
 
 
-def test_parse_cases():
-    cs = dw_checks.parse_cases(["L:2 N:4 H:2 dx:3..6 res"])
-    assert [c.d_x for c in cs] == [4, 6] and all(c.residual and c.N == 4 for c in cs)
-    with pytest.raises(ValueError, match="rank_cases"):
-        dw_checks.parse_cases(["L=2 N=3 H=1 dx=2"])
-    with pytest.raises(ValueError, match="rank_cases"):
-        dw_checks.parse_cases(["depth 2"])
+def test_expand_cases():
+    cs = dw_checks.expand_cases([{"L": 2, "N": 4, "H": 2, "dx_min": 3, "dx_max": 6, "res": True}])
+    assert [c.d_x for c in cs] == [4, 6] and all(c.residual and c.N == 4 and c.L == 2 for c in cs)
+    spec = params.load("depth-width")
+    assert dw_checks.expand_cases(spec.resolve("smoke")["prop1_cases"]) == [dw_checks.Case(2, 1, 1, 4), dw_checks.Case(2, 2, 1, 4)]
+    for bad, needle in [({"L": 2, "N": 3, "H": 1, "dx_min": 2, "dx_max": 2}, "N must be even"),
+                        ({"L": 2, "N": 4, "H": 1, "dx_min": 5, "dx_max": 3}, "dx_min <= dx_max"),
+                        ({"L": 2, "N": 4, "H": 4, "dx_min": 5, "dx_max": 7}, "divisible by H"),
+                        ({"L": 0, "N": 4, "H": 1, "dx_min": 2, "dx_max": 3}, r"rank_cases\[0\]\.L"),
+                        ({"L": 2, "N": 4, "H": 1, "dx_min": 2, "dx_max": 65}, r"rank_cases\[0\]\.dx_max")]:
+        with pytest.raises(ParameterError, match=needle):
+            spec.resolve("smoke", {"rank_cases": [bad]})
 
 
 def test_fit_reproduces_eq11():
@@ -153,10 +160,6 @@ def test_full_mask_equals_unmasked_and_local_mask_breaks_prop1():
     assert out["converged"] and len(set(out["ranks"])) > 1 and out["full_mask_rank"] == 18
 
 
-def test_parse_cases_accepts_equals_too():
-    assert dw_checks.parse_cases(["L=2 N=2 H=1 dx=1..3"]) == dw_checks.parse_cases(["L:2 N:2 H:1 dx:1..3"])
-
-
 def test_lm_grid_runs_on_the_sweep_engine_and_resumes(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 64, size=4000)
@@ -188,13 +191,39 @@ def test_width_efficiency_cannot_pass_when_the_deeper_model_wins():
     P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
     for diff, verdict in [(0.05, HOLDS), (-0.05, FAILS), (0.01, FAILS)]:
         C = Claims("depth-width")
-        lf.lm_claims(C, _lm_results(diff, diff), P, H_uni=5.2, untrained=6.3)
+        lf.lm_claims(C, _lm_results(diff, diff), P, H_uni=5.2, bigram=5.5)
         assert C.claims["lm-width-efficiency"].verdict == verdict, diff
         assert "train more slowly" in C.claims["lm-width-efficiency"].statement
         assert C.claims["lm-beats-unigram"].control["passed"] is False
+    C = Claims("depth-width")                       # models still worse than the bigram predictor: not run
+    lf.lm_claims(C, _lm_results(0.05, 0.05), P, H_uni=5.2, bigram=3.6)
+    assert C.claims["lm-width-efficiency"].verdict == NOT_RUN and "bigram" in C.claims["lm-width-efficiency"].scale["why"]
     C = Claims("depth-width", "smoke")
-    lf.lm_claims(C, _lm_results(0.05, 0.05), dict(P, lm_steps=20), H_uni=5.2, untrained=6.3)
+    lf.lm_claims(C, _lm_results(0.05, 0.05), dict(P, lm_steps=20), H_uni=5.2, bigram=5.5)
     assert C.claims["lm-beats-unigram"].verdict == NOT_RUN and C.claims["lm-width-efficiency"].verdict == NOT_RUN
+
+
+def test_lm_beats_unigram_is_not_discriminating_when_the_bigram_predictor_also_beats_it():
+    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.core.claims import HOLDS, NOT_DISCRIMINATING, Claims
+    P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
+    for bigram, verdict in [(3.6, NOT_DISCRIMINATING), (5.5, HOLDS)]:
+        C = Claims("depth-width")
+        lf.lm_claims(C, _lm_results(0.05, 0.05), P, H_uni=5.2, bigram=bigram)
+        assert C.claims["lm-beats-unigram"].verdict == verdict, bigram
+
+
+def test_lm_size_helps_needs_a_real_decrease():
+    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.core.claims import FAILS, HOLDS, Claims
+    P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
+    R = lm.RunResult
+    for gain, verdict in [(0.3, HOLDS), (0.01, FAILS), (0.0, FAILS), (-0.01, FAILS)]:
+        res = [R(2, 28, 18816, 19376, 4.3, 4.30, 1.0), R(4, 20, 19200, 19960, 4.3, 4.35, 1.0),
+               R(2, 58, 80736, 81896, 4.0, 4.30 - gain, 1.0), R(4, 40, 76800, 78320, 4.0, 4.35 - gain, 1.0)]
+        C = Claims("depth-width")
+        lf.lm_claims(C, res, P, H_uni=5.2, bigram=5.5)
+        assert C.claims["lm-size-helps"].verdict == verdict, gain
 
 
 def test_transition_claim_reports_cpu_hours():
@@ -226,3 +255,5 @@ def test_ledgers_give_every_evidence_claim_a_control():
     for cid in ("ntr96", "ntr80", "one-trillion", "fit-a", "cor1-depth2", "cor2-polynomial", "lemma4-multiset"):
         assert C.claims[cid].verdict == "holds" and C.claims[cid].control["passed"] is False, cid
     assert C.claims["errorbars-half"].verdict == "holds" and C.claims["table2-anomalies"].verdict == "holds"
+    cor2 = C.claims["cor2-polynomial"]
+    assert "N = 2 only" in cor2.statement and "-" not in cor2.control["value"] and "2^62" in cor2.control["value"]

@@ -2,7 +2,6 @@
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +25,7 @@ from lib.chapters.depth_width.network import network_sform, paper_weights
 
 
 # ---------------------------------------------------------------------------------------------
-# the rank grid: a compact, validated specification
+# the rank grid: cases expanded from the spec's validated records
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Case:
@@ -37,26 +36,14 @@ class Case:
     residual: bool = False
 
 
-_CASE = re.compile(r"^\s*L[:=](\d+)\s+N[:=](\d+)\s+H[:=](\d+)\s+dx[:=](\d+)(?:\.\.(\d+))?(\s+res)?\s*$")
+def expand_cases(records: list[dict]) -> list[Case]:
+    """Expand the grid records ``{L, N, H, dx_min, dx_max, res}`` of ``rank_cases`` / ``prop1_cases`` into one
+    case per width ``dx_min <= d_x <= dx_max`` that H divides. The records' rules (even N, the width range,
+    a width the heads divide) are checked by the parameter spec, before anything runs."""
+    return [Case(d, r["L"], r["H"], r["N"], bool(r.get("res", False)))
+            for r in records for d in range(r["dx_min"], r["dx_max"] + 1) if d % r["H"] == 0]
 
 
-def parse_cases(specs: list[str], name: str = "rank_cases") -> list[Case]:
-    """Parse entries like ``"L:2 N:2 H:1 dx:1..8"`` or ``"L:2 N:4 H:2 dx:6 res"`` (``=`` is accepted in
-    place of ``:``; the specs use ``:`` because papermill cannot parse a parameter line whose value contains
-    ``=``). Widths not divisible by H are skipped. Raises ValueError naming the parameter on a malformed entry."""
-    out: list[Case] = []
-    for s in specs:
-        m = _CASE.match(s)
-        if not m:
-            raise ValueError(f"parameter '{name}': entry {s!r} is invalid: expected 'L:<int> N:<even int> "
-                             f"H:<int> dx:<int>[..<int>][ res]'")
-        L, N, H, lo = (int(m.group(i)) for i in range(1, 5))
-        hi = int(m.group(5) or lo)
-        if L < 1 or N < 2 or N % 2 or H < 1 or lo < 1 or hi < lo or hi > 64:
-            raise ValueError(f"parameter '{name}': entry {s!r} is invalid: need L ≥ 1, even N ≥ 2, H ≥ 1, "
-                             f"1 ≤ dx ≤ 64")
-        out += [Case(d, L, H, N, bool(m.group(6))) for d in range(lo, hi + 1) if d % H == 0]
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -295,6 +295,20 @@ def untrained_loss(ids: np.ndarray, vocab: int, L: int, d: int, *, H: int = 2, T
                               for x, y in test]))
 
 
+def bigram_loss(ids: np.ndarray, vocab: int, *, T: int = 64, batch: int = 32, eval_batches: int = 20,
+                heldout_frac: float = 0.05, alpha: float = 0.1) -> float:
+    """Held-out loss of the bigram predictor p(next | current token), counted on the training split (add-α
+    smoothing) and scored on the same held-out windows as :func:`train_one`: the best a model can do that
+    sees only the current token (no attention to earlier positions). The rival of the claim that the
+    trained models use context."""
+    cut = int(ids.size * (1 - heldout_frac))
+    tr = ids[:cut].astype(np.int64)
+    c = np.bincount(tr[:-1] * vocab + tr[1:], minlength=vocab * vocab).reshape(vocab, vocab).astype(float) + alpha
+    logp = np.log(c / c.sum(axis=1, keepdims=True))
+    test = eval_set(ids[cut:], T, batch, eval_batches)
+    return float(np.mean([-logp[x.numpy(), y.numpy()].mean() for x, y in test]))
+
+
 def time_steps(vocab: int, L: int, d: int, *, H: int = 2, T: int = 128, batch: int = 16, steps: int = 3,
                seed: int = 0) -> dict:
     """Seconds per training step (forward, backward, AdamW) of one model on random tokens, after one warm-up
