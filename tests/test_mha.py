@@ -178,6 +178,18 @@ def test_vit_shapes_and_embedding_queries_identical():
     assert X0.shape == (12, 17, 24)
     assert np.abs(X0[:, 0] - X0[0, 0]).max() == 0.0
     assert reps["Random attention"].shape == X0.shape
+    # without positions (t1-A2's control) the blank border patches of the digits give equal rows: rank < n
+    nopos = mha_vit.a2_fractions(mha_vit.representations(vit, x, positions=False))
+    assert max(nopos.values()) < 0.99 and min(mha_vit.a2_fractions(reps).values()) >= 0.99
+
+
+def test_frozen_attention_control_trains_only_the_values():
+    """appH-beyond-rank's rival: with the attention frozen and d_v = 1 the logits are affine in the H head
+    outputs; one head (a scalar) cannot separate 60 examples with 10 random classes."""
+    p = dict(kind="heads", H=1, n=2, dh=8, T=60, seed=0)
+    acc = mha_gd.frozen_kq_accuracy(p, 8, 10, 100, 0.05, 10)
+    assert 0.0 < acc < 0.5
+    assert abs(acc * 60 - round(acc * 60)) < 1e-9                   # a fraction of the 60 examples
 
 
 def test_linear_fit_r2():
@@ -260,7 +272,7 @@ def test_saturation_claims_controls_and_joint_criterion():
     sat = np.full((T, H), 0.999)
     sat[:, 0] = 0.6                                                 # one free head per example, the others saturated
     flat = np.full((T, H), 0.3)
-    rows = [dict(H=H, T=T, steps=s, final_acc=1.0, max_weight=(sat if s == 800 else flat).tolist(),
+    rows = [dict(H=H, T=T, steps=s, final_acc=1.0 if s == 800 else 0.5, max_weight=(sat if s == 800 else flat).tolist(),
                  max_weight_init=flat.tolist()) for s in (100, 800)]
     P = dict(sat_steps=[100, 800], sat_H=[H], sat_T=[T], gd_d=16, gd_n=8, gd_heads=[1], gd_T_heads=[50])
     theta = np.full((T, H, 8), 1 / 8)
@@ -271,7 +283,23 @@ def test_saturation_claims_controls_and_joint_criterion():
         assert got[k].verdict == claims.HOLDS, (k, got[k])
         assert not got[k].control["passed"]
     assert got["fig3-length"].verdict == claims.HOLDS
+    assert "shortest budget" in got["fig3-memorized"].control["description"]
+    C3 = claims.Claims("mha-memorization", "book")                  # memorized already at the shortest budget
+    ledger.saturation_claims(C3, [dict(r, final_acc=1.0) for r in rows], theta, P, [])
+    assert C3.claims["fig3-memorized"].verdict == claims.NOT_DISCRIMINATING
     C2 = claims.Claims("mha-memorization", "book")                  # a network with no saturated head
     ledger.saturation_claims(C2, [dict(r, max_weight=flat.tolist()) for r in rows], theta, P, [])
     assert C2.claims["fig3-one-free"].verdict == claims.FAILS      # the free-head half alone would pass
     assert C2.claims["fig3-majority"].verdict == claims.FAILS
+
+
+def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
+    """The paper-scale Fig. 2(a) reader (lib.chapters.mha_memorization.stored): a tie between two models that both
+    memorized all T examples is no decrease, a tie below saturation is; R² on a line vs on a parabola."""
+    from lib.chapters.mha_memorization import stored
+    assert stored.increasing([100, 900, 1000, 1000], [0.1, 0.9, 1.0, 1.0])
+    assert not stored.increasing([100, 900, 900, 1000], [0.1, 0.9, 0.9, 1.0])
+    assert not stored.increasing([100, 80], [0.1, 0.08])
+    H = np.array([1.0, 5, 10, 20, 30])
+    assert stored.r2(H, 300 * H + 50) > 0.999 and stored.r2(H ** 2, 300 * H + 50) < 0.98
+    assert np.isnan(stored.r2([1, 5], [1, 2]))

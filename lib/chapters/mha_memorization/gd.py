@@ -156,3 +156,45 @@ def spearman(x, y) -> float:
     """Spearman rank correlation (average ranks for ties)."""
     from scipy.stats import spearmanr
     return float(spearmanr(x, y).statistic)
+
+
+def frozen_kq_accuracy(p: dict, d: int, classes: int, steps: int, lr: float, eval_every: int) -> float:
+    """App. H's closest rival: the same point (model, data, initial weights) trained with the attention frozen
+    at its initialisation (``emb_W``, ``emb_b``, ``W_Q``, ``W_K`` fixed), only ``W_V``, ``W_O`` and the decoder
+    trained: full-batch Adam, ``steps`` steps, 5% linear warm-up from 0.01x then cosine decay (the sweep's
+    recipe, in float64). Its features have rank ≤ H(n−1)+1 for every T (Prop. 2). Returns the best training
+    accuracy over the evaluations every ``eval_every`` steps and at the end."""
+    import math
+
+    import torch
+    fam = _fam(p, d, classes)
+    data = mha_model.mha_data(fam, [p["T"]], [p["seed"]], dtype=torch.float64)
+    batch = {"x": data.examples["x"], "y": data.examples["y"], **data.shared}
+    params = {k: v[None].clone() for k, v in fam.init_one(p["seed"]).items()}
+    free = [params[k].requires_grad_() for k in ("W_V", "W_O", "dec_W", "dec_b")]
+    opt = torch.optim.Adam(free, lr=lr)
+    warm = max(1, steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 0.01 + 0.99 * s / warm if s < warm
+                                              else 0.5 * (1 + math.cos(math.pi * (s - warm) / max(1, steps - warm))))
+    best, threads = 0.0, torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        best = _frozen_loop(fam, params, batch, opt, sched, steps, eval_every)
+    finally:
+        torch.set_num_threads(threads)
+    return best
+
+
+def _frozen_loop(fam, params, batch, opt, sched, steps: int, eval_every: int) -> float:
+    best = 0.0
+    for s in range(steps + 1):
+        loss, correct = fam.per_example(params, batch)
+        if s % eval_every == 0 or s == steps:
+            best = max(best, float(correct.mean()))
+            if best >= 1.0 or s == steps:
+                break
+        opt.zero_grad()
+        loss.mean().backward()
+        opt.step()
+        sched.step()
+    return best

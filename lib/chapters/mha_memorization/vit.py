@@ -91,9 +91,10 @@ class TinyViT(nn.Module):
         xav = lambda: nn.init.xavier_uniform_(torch.empty(d, d), generator=g)[None]
         self.rand_att = {k: xav() for k in ("W_Q", "W_K", "W_V", "W_O")}
 
-    def embed(self, x: torch.Tensor) -> torch.Tensor:
+    def embed(self, x: torch.Tensor, positions: bool = True) -> torch.Tensor:
         p = self.patch(x).flatten(2).transpose(1, 2)                         # [B, n-1, d]
-        return torch.cat([self.cls.expand(len(x), -1, -1), p], dim=1) + self.pos
+        X = torch.cat([self.cls.expand(len(x), -1, -1), p], dim=1)
+        return X + self.pos if positions else X
 
     def random_attention(self, X: torch.Tensor) -> torch.Tensor:
         Y = F.layer_norm(X, (self.d,))
@@ -123,13 +124,15 @@ def train_proxy(model: TinyViT, x: torch.Tensor, y: torch.Tensor, epochs: int, l
         return float((model(x).argmax(1) == y).float().mean())
 
 
-def representations(model: TinyViT, x: torch.Tensor, trained: TinyViT | None = None) -> dict[str, np.ndarray]:
-    """Tokens ``[T, n, d]`` (float64) at each representation of Table 1; query = token 0 ([CLS])."""
+def representations(model: TinyViT, x: torch.Tensor, trained: TinyViT | None = None,
+                    positions: bool = True) -> dict[str, np.ndarray]:
+    """Tokens ``[T, n, d]`` (float64) at each representation of Table 1; query = token 0 ([CLS]). With
+    ``positions=False`` the position embeddings are left out (the control of Assumption 2)."""
     with torch.no_grad():
-        X0 = model.embed(x)
+        X0 = model.embed(x, positions)
         reps = {"Embedding": X0, "Random attention": model.random_attention(X0), "Random ViT (layer 1)": model.block(X0)}
         if trained is not None:
-            reps["Trained proxy ViT (layer 1)"] = trained.block(trained.embed(x))
+            reps["Trained proxy ViT (layer 1)"] = trained.block(trained.embed(x, positions))
     return {k: v.double().numpy() for k, v in reps.items()}
 
 
@@ -148,6 +151,11 @@ def assumption_table(reps: dict[str, np.ndarray], trials: int, rng: np.random.Ge
         gp, ranks_d = mha.kruskal_test(q, d, trials, rng, rtol) if T >= d else (float("nan"), np.array([]))
         rows[name] = dict(A1=a1, A2=a2, A3=a3, GP=gp, rank_d=ranks_d, n=n, d=d, T=T)
     return rows
+
+
+def a2_fractions(reps: dict[str, np.ndarray], rtol: float = 1e-7) -> dict[str, float]:
+    """The A2 test of :func:`assumption_table` alone: the fraction of contexts of rank n, per representation."""
+    return {name: float((mha.context_ranks(X, rtol) == X.shape[1]).mean()) for name, X in reps.items()}
 
 
 def kruskal_curve(q: np.ndarray, ks, trials: int, rng: np.random.Generator, rtol: float = 1e-7):

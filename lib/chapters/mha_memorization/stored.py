@@ -1,0 +1,92 @@
+"""The stored paper-scale Fig. 2(a) on the page (Mahdavi et al. 2024, Sec. 5.2, Fig. 2a): read back from
+``book/evidence/mha-memorization/fig2a`` (trained by :mod:`~lib.chapters.mha_memorization.evidence`), drawn, and
+judged. Nothing is recomputed.
+
+This reader lives apart from the training module on purpose: the stored run's fingerprint hashes
+:mod:`~lib.chapters.mha_memorization.evidence`, so a change to how the page *judges* the run must not discard
+hours of training. Claims (``fig2a-*-paper-scale``):
+
+* **linear** — on the non-saturated part of each curve (best accuracy ≤ 0.95), the memorized count
+  ``acc · T`` against H has R² ≥ 0.98 (the paper's figure) *and* fits a line at least as well as the rival
+  ``a H² + b``; control: the rival judged by the same criterion against the line.
+* **increasing** — at every T the count never decreases in H and increases strictly wherever the smaller H has
+  not memorized every example (two saturated models both store all T examples: a tie there is not a failure);
+  control: a model that gains nothing from heads (its H = 1 count at every H).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lib.book import evidence as store
+from lib.chapters.mha_memorization import evidence as EV
+from lib.core import plots
+from lib.core.claims import EXPERIMENT, Claims, Control, Scale
+from lib.core.fit import linear_fit
+
+SATURATED = 0.95        # a point of a curve above this accuracy is left out of the line fit
+
+
+def r2(x, y) -> float:
+    """R² of the least-squares line y ~ a x + b; NaN with fewer than 3 points or flat y."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3:
+        return float("nan")
+    return float(linear_fit(x, y).r2)
+
+
+def increasing(counts: list[float], acc: list[float]) -> bool:
+    """Non-decreasing, and strictly increasing after every point that has not memorized all of its T examples."""
+    return all(b >= a and (b > a or a_acc >= 1.0) for a, b, a_acc in zip(counts, counts[1:], acc, strict=False))
+
+
+def _figure(points: list[dict]) -> None:
+    _, axes = plots.subplots(1, 1, width=5.2, height=3.4)
+    for i, (T, (Hs, acc, _)) in enumerate(EV._curves(points).items()):
+        axes[0].plot(Hs, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"ours, T = {T:,}")
+    axes[0].plot(EV.HEADS, [min(1.0, (H * 31 + 1) / EV.SIZES[0]) for H in EV.HEADS], color="#cf222e", ls=":",
+                 label="construction H(n-1)+1 at T = 10k")
+    axes[0].set(xlabel="heads H", ylabel="best accuracy", ylim=(0, 1.05),
+                title="Fig. 2(a) at paper scale (paper: linear, R² ≥ 0.98)")
+    axes[0].legend(fontsize=6)
+
+
+def report(C: Claims) -> None:
+    """Print the stored run's label, draw Fig. 2(a) from its points and record the two paper-scale claims
+    (``not run`` with the reason while the run is incomplete or stale)."""
+    ev = store.load(EV.CHAPTER, "fig2a")
+    print(ev.label)
+    sw = EV.SWEEPS["fig2a"]
+    ids = sw["claims"]
+    if ev.points:
+        _figure(ev.points)
+    if not ev.complete:
+        why = (f"the stored run is stale ({ev.reason})" if ev.stale else
+               f"{len(ev.points)} of {ev.total} points stored") + f"; run `{ev.command}`"
+        C.not_run(ids[0], "Fig. 2(a) at paper scale: the memorized count is linear in H (R² ≥ 0.98)",
+                  paper="R² ≥ 0.98", reason=why, kind=EXPERIMENT)
+        C.not_run(ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T",
+                  paper="increasing", reason=why, kind=EXPERIMENT)
+        return
+    scale = Scale(ours=f"all {ev.total} points of the paper's grid, one seed", paper=sw["paper"])
+    cur = EV._curves(ev.points)
+    lin, quad = {}, {}
+    for T, (Hs, acc, mem) in cur.items():
+        keep = [i for i, a in enumerate(acc) if a <= SATURATED]
+        lin[T] = r2([Hs[i] for i in keep], [mem[i] for i in keep])
+        quad[T] = r2([Hs[i] ** 2 for i in keep], [mem[i] for i in keep])
+    judged = [T for T in cur if not np.isnan(lin[T])]
+    crit = lambda a, b: bool(judged) and all(a[T] >= 0.98 and a[T] >= b[T] for T in judged)
+    C.check(ids[0], "Fig. 2(a) at paper scale: the memorized count is linear in H on the non-saturated part",
+            paper="R² ≥ 0.98", ours=", ".join(f"T={T}: R² {lin[T]:.3f} (H²: {quad[T]:.3f})" for T in judged)
+            or "no T with 3 points", ok=crit(lin, quad), kind=EXPERIMENT, scale=scale, stable=False,
+            criterion=f"R² of count ~ a H + b ≥ 0.98 and ≥ that of the rival a H² + b, at every T with ≥ 3 points of "
+                      f"accuracy ≤ {SATURATED}",
+            control=Control("the rival curve a H² + b", passed=crit(quad, lin),
+                            value=", ".join(f"{quad[T]:.3f}" for T in judged)))
+    C.check(ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T", paper="increasing",
+            ours="; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in m) for T, (_, _, m) in cur.items()),
+            ok=all(increasing(m, a) for _, a, m in cur.values()), kind=EXPERIMENT, scale=scale, stable=False,
+            criterion="count non-decreasing in H at every T, strictly increasing after every H that has not "
+                      "memorized all T examples",
+            control=Control("a model that gains nothing from heads (its H = 1 count at every H)",
+                            passed=all(increasing([m[0]] * len(m), a) for _, a, m in cur.values())))
