@@ -92,7 +92,9 @@ def _modules() -> list[tuple[str, Path]]:
 def _summary(f: Path) -> str:
     doc = ast.get_docstring(ast.parse(f.read_text())) or ""
     summary = doc.split("\n\n")[0].replace("\n", " ").strip()
-    return re.sub(r":(mod|func|class|meth|data):`", r"{py:\1}`", summary) or "(no docstring)"
+    # modules are the page's only cross-reference targets: other roles become plain code (`name`)
+    summary = re.sub(r":(?:func|class|meth|data|attr):`~?([^`]+)`", r"`\1`", summary)
+    return re.sub(r":mod:`", r"{py:mod}`", summary) or "(no docstring)"
 
 
 def library_page() -> str:
