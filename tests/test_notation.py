@@ -2,7 +2,8 @@
 import pytest
 import torch
 
-from lib.chapters.notation import checks, layers, source
+from lib.chapters.notation import checks, layers
+from lib.core import source
 from lib.core import attention as att
 
 
