@@ -99,3 +99,11 @@ def test_regression_fails_when_a_checked_number_changes(tmp_path):
                         "--nbval-current-env", str(tmp_path / "tampered.ipynb")], cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and "1 failed" in r.stdout, r.stdout[-2000:]
+
+
+@pytest.mark.parametrize("chapter", bk_pages.toc_chapters())
+def test_sources_have_no_control_characters(chapter):
+    """A ``\\b`` written into a notebook's JSON by hand is a backspace, not ``\\big``: MathJax then fails on the page."""
+    nb = nbformat.read(ROOT / "notebooks" / f"{chapter}.ipynb", as_version=4)
+    bad = [(i, repr(ch)) for i, c in enumerate(nb.cells) for ch in set(c.source) if ord(ch) < 32 and ch not in "\n\t"]
+    assert not bad, f"control characters in notebooks/{chapter}.ipynb (cell, character): {bad}"
