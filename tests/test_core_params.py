@@ -1,4 +1,5 @@
 """Parameter specs, presets and validation: bad input fails before any compute, naming the parameter."""
+import os
 import subprocess
 import sys
 
@@ -151,7 +152,7 @@ cases = [{L = 3, N = 4, dx = 2, res = true}]
 ])
 def test_cli_rejects_bad_input_before_running(args, needle, tmp_path):
     book_files = {p: p.stat().st_mtime_ns for p in (params.ROOT / "book").glob("*.ipynb")}
-    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
+    env = dict(os.environ, ATR_RUNS=str(tmp_path / "runs"))
     r = cli(*args, env=env)
     assert r.returncode == 2, r.stderr
     assert needle in r.stderr and r.stderr.count("\n") == 1, r.stderr   # one line
@@ -164,16 +165,26 @@ def test_cli_list():
     assert r.returncode == 0 and "notation" in r.stdout and "presets: smoke, book, paper" in r.stdout
 
 
-@pytest.mark.parametrize("value,needle", [
-    ('[{"N": 10, "S": 2, "d": 4, "d_h": 5, "H": 24}]', "parameter 'construct_grid[0]'"),          # d_h > d
-    ('[{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 23}]', "H*d_h + d >= N^S"),                         # one head short
-    ('[{"N": 10, "S": 2, "d": 4, "d_h": 4}]', "parameter 'construct_grid[0]' lacks the field 'H'"),
-    ("10,2,4,4,24", "parameter 'construct_grid'"),                                                   # the old comma form
+@pytest.mark.parametrize("chapter,name,value,needle", [
+    ("aot-memorization", "construct_grid", '[{"N": 10, "S": 2, "d": 4, "d_h": 5, "H": 24}]',
+     "parameter 'construct_grid[0]'"),                                                                # d_h > d
+    ("aot-memorization", "construct_grid", '[{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 23}]',
+     "H*d_h + d >= N^S"),                                                                             # one head short
+    ("aot-memorization", "construct_grid", '[{"N": 10, "S": 2, "d": 4, "d_h": 4}]',
+     "parameter 'construct_grid[0]' lacks the field 'H'"),
+    ("aot-memorization", "construct_grid", "10,2,4,4,24", "parameter 'construct_grid'"),             # the old comma form
+    ("depth-width", "rank_cases", '[{"L": 2, "N": 4, "H": 1, "dx_min": 5, "dx_max": 3}]',
+     "parameter 'rank_cases[0]'"),                                                                    # dx_min > dx_max
+    ("depth-width", "rank_cases", '[{"L": 2, "N": 3, "H": 1, "dx_min": 2, "dx_max": 3}]', "N must be even"),
+    ("depth-width", "rank_cases", '[{"L": 2, "N": 4, "H": 1, "dx_min": 2, "dx_max": 99}]',
+     "parameter 'rank_cases[0].dx_max' = 99"),
+    ("depth-width", "rank_cases", "L:2 N:4 H:1 dx:1..7", "parameter 'rank_cases'"),                 # the old string form
 ])
-def test_aot_grid_records_are_checked_before_running(value, needle, tmp_path):
-    """aot-memorization's construction grid: a bad record is rejected by `python -m lib run`, naming it."""
-    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
-    r = cli("run", "aot-memorization", "--preset", "smoke", "--set", f"construct_grid={value}", env=env)
+def test_grid_records_are_checked_before_running(chapter, name, value, needle, tmp_path):
+    """aot-memorization's construction grid and depth-width's rank grid: a bad record is rejected by
+    `python -m lib run`, naming it, before papermill starts."""
+    env = dict(os.environ, ATR_RUNS=str(tmp_path / "runs"))
+    r = cli("run", chapter, "--preset", "smoke", "--set", f"{name}={value}", env=env)
     assert r.returncode == 2 and needle in r.stderr, r.stderr
     assert not (tmp_path / "runs").exists(), "nothing executed"
 
@@ -190,17 +201,3 @@ def test_aot_grid_record_rules():
             spec.resolve("smoke", {name: value})
     ok = spec.resolve("smoke", {"construct_grid": '[{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 24}]'}, parse_strings=True)
     assert ok["construct_grid"] == [{"N": 10, "S": 2, "d": 4, "d_h": 4, "H": 24}]
-
-
-@pytest.mark.parametrize("value,needle", [
-    ('[{"L": 2, "N": 4, "H": 1, "dx_min": 5, "dx_max": 3}]', "parameter 'rank_cases[0]'"),        # dx_min > dx_max
-    ('[{"L": 2, "N": 3, "H": 1, "dx_min": 2, "dx_max": 3}]', "N must be even"),
-    ('[{"L": 2, "N": 4, "H": 1, "dx_min": 2, "dx_max": 99}]', "parameter 'rank_cases[0].dx_max' = 99"),
-    ("L:2 N:4 H:1 dx:1..7", "parameter 'rank_cases'"),                                               # the old string form
-])
-def test_depth_width_case_records_are_checked_before_running(value, needle, tmp_path):
-    """depth-width's rank grid: a bad record is rejected by `python -m lib run`, naming it, before papermill starts."""
-    env = dict(__import__("os").environ, ATR_RUNS=str(tmp_path / "runs"))
-    r = cli("run", "depth-width", "--preset", "smoke", "--set", f"rank_cases={value}", env=env)
-    assert r.returncode == 2 and needle in r.stderr, r.stderr
-    assert not (tmp_path / "runs").exists(), "nothing executed"

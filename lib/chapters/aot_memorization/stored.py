@@ -53,14 +53,14 @@ def quad(x, y) -> tuple[float, float, float]:
     return float(c[0]), float(1 - res @ res / tot), float(linear_fit(x, y).r2)
 
 
-def _panel(ax, ev, x: str, paper_x, paper_y, bound_x, bound_y, xlabel: str, title: str) -> None:
+def _panel(ax, ev, x: str, paper: dict, bound: dict, xlabel: str, title: str) -> None:
     for i, v in enumerate(MODELS):
         xs, m, s = EV._mean(ev.points, v, x, "running_acc")
         if xs:
             ax.errorbar(xs, m, yerr=s, marker="o" if i == 0 else "x", ls="-" if i == 0 else ":",
                         color=plots.COLORS[2 * i], capsize=2, label=f"stored run, {LABEL[v]}")
-    ax.plot(paper_x, paper_y, **dict(plots.PAPER, label="paper (v2 CSV)"))
-    ax.plot(bound_x, bound_y, color="#1a7f37", lw=0.8, ls=":", label="bound phi(H min(d_h, d) + d)")
+    ax.plot(list(paper), list(paper.values()), **dict(plots.PAPER, label="paper (v2 CSV)"))
+    ax.plot(list(bound), list(bound.values()), color="#1a7f37", lw=0.8, ls=":", label="bound phi(H min(d_h, d) + d)")
     ax.set(xlabel=xlabel, ylabel="running accuracy", ylim=(0, 1.05), title=title)
     ax.legend(fontsize=6)
 
@@ -75,6 +75,14 @@ def _table(ev, x: str, paper: dict, bound: dict) -> None:
     print(f"{'bound':>14} " + " ".join(f"{bound[k]:6.3f}" for k in xs))
 
 
+def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str):
+    """One stored experiment against the paper's curve and the bound: the figure, then the table. Returns the axis."""
+    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    _panel(ax[0], ev, x, paper, bound, xlabel, title)
+    _table(ev, x, paper, bound)
+    return ax[0]
+
+
 # ----------------------------------------------------------------------------------------------
 # Experiment 6
 # ----------------------------------------------------------------------------------------------
@@ -83,10 +91,8 @@ def exp6(C: Claims, evs: dict) -> None:
     ev = evs["exp6"]
     Hs = aot.PAPER["exp6_H"]
     bound = {H: float(aot.phi(2 * H + 2, 10, 100)) for H in Hs}
-    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
-    _panel(ax[0], ev, "H", Hs, aot.PAPER["exp6"], Hs, list(bound.values()), "heads H",
-           "Exp. 6, stored run: N = 10, d = d_h = 2")
-    _table(ev, "H", dict(zip(Hs, aot.PAPER["exp6"], strict=True)), bound)
+    _figure_and_table(ev, "H", dict(zip(Hs, aot.PAPER["exp6"], strict=True)), bound, "heads H",
+                      "Exp. 6, stored run: N = 10, d = d_h = 2")
     rp = EV._ratio6(Hs, aot.PAPER["exp6"])
     ratios = {}
     for v in MODELS:
@@ -112,10 +118,8 @@ def exp2(C: Claims, evs: dict) -> None:
     ev = evs["exp2"]
     dhs = aot.PAPER["exp2_dh"]
     bound = {dh: float(aot.phi(20 * dh + 10, 50, 2500)) for dh in dhs}
-    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
-    _panel(ax[0], ev, "dh", dhs, aot.PAPER["exp2"], dhs, list(bound.values()), "head dimension d_h",
-           "Exp. 2, stored run: N = 50, d = 10, H = 20")
-    _table(ev, "dh", dict(zip(dhs, aot.PAPER["exp2"], strict=True)), bound)
+    _figure_and_table(ev, "dh", dict(zip(dhs, aot.PAPER["exp2"], strict=True)), bound, "head dimension d_h",
+                      "Exp. 2, stored run: N = 50, d = 10, H = 20")
     q = {v: [quad(sorted(d), [d[k] for k in sorted(d)]) for d in by_seed(ev, v, "dh").values()] for v in MODELS}
     for v in MODELS:
         print(f"{LABEL[v]}, per seed: x² coefficient " + ", ".join(f"{a:+.4f}" for a, _, _ in q[v])
@@ -165,11 +169,9 @@ def exp3(C: Claims, evs: dict) -> None:
     ev = evs["exp3"]
     ds = aot.PAPER["exp3_d"]
     bound = {d: float(aot.phi(20 * min(10, d) + d, 50, 2500)) for d in ds}
-    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
-    _panel(ax[0], ev, "d", ds, aot.PAPER["exp3"], ds, list(bound.values()), "embedding dimension d",
-           "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
-    ax[0].axvline(10, color="#57606a", lw=0.6)
-    _table(ev, "d", dict(zip(ds, aot.PAPER["exp3"], strict=True)), bound)
+    ax = _figure_and_table(ev, "d", dict(zip(ds, aot.PAPER["exp3"], strict=True)), bound, "embedding dimension d",
+                           "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
+    ax.axvline(10, color="#57606a", lw=0.6)
     at = {v: {r: (s[10], s[15]) for r, s in by_seed(ev, v, "d").items() if 10 in s and 15 in s} for v in MODELS}
     for v in MODELS:
         print(f"{LABEL[v]}, per seed (acc at d = 10, d = 15): " + ", ".join(f"({a:.3f}, {b:.3f})" for a, b in at[v].values()))
