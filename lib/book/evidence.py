@@ -1,6 +1,8 @@
 """Paper-scale evidence: long CPU runs, stored with provenance, read by the pages, re-verified by the tests.
 
-A chapter declares its evidence sweeps in ``lib/chapters/<pkg>/evidence.py`` as ``SWEEPS = {name: dict(...)}``
+A chapter declares its evidence sweeps in ``lib/chapters/<pkg>/evidence.py`` (or in further modules
+``evidence_<topic>.py`` of the package, so that a new sweep does not edit, and so stale, the code of a stored
+one) as ``SWEEPS = {name: dict(...)}``
 with keys ``fn`` (the training function of :func:`lib.engine.sweep.run`), ``points`` (the grid), ``group_by``,
 ``config`` (the recipe: passed to ``fn`` as keyword arguments and hashed into the fingerprint), ``cost_s``
 (measured CPU-seconds per point, for ``--list``), ``budget_h`` (CPU-hours allowed), ``claims`` (the claim
@@ -47,20 +49,33 @@ ENGINE = ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
 # ----------------------------------------------------------------------------------------------
 # declarations
 # ----------------------------------------------------------------------------------------------
+def _modules(pkg: Path) -> list[Path]:
+    """The package's evidence modules: ``evidence.py`` and ``evidence_*.py``."""
+    return sorted(pkg.glob("evidence.py")) + sorted(pkg.glob("evidence_*.py"))
+
+
 def chapters() -> list[str]:
     """The chapters whose package declares evidence sweeps."""
     pk = codehash.ROOT / "lib" / "chapters"
-    return sorted(p.parent.name.replace("_", "-") for p in pk.glob("*/evidence.py"))
+    return sorted(p.name.replace("_", "-") for p in pk.iterdir() if p.is_dir() and _modules(p))
 
 
 def sweeps(chapter: str) -> dict[str, dict]:
-    """The chapter's declared sweeps, each with ``chapter`` and ``name`` added."""
-    try:
-        mod = importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}.evidence")
-    except ModuleNotFoundError as exc:
+    """The chapter's declared sweeps (from every evidence module of its package), each with ``chapter`` and
+    ``name`` added."""
+    pkg = chapter.replace("-", "_")
+    files = _modules(codehash.ROOT / "lib" / "chapters" / pkg)
+    if not files:
         raise RuntimeError(f"chapter {chapter!r} declares no evidence sweeps (choose one of "
-                           f"{', '.join(chapters())})") from exc
-    return {k: dict(v, chapter=chapter, name=k) for k, v in mod.SWEEPS.items()}
+                           f"{', '.join(chapters())})")
+    out: dict[str, dict] = {}
+    for f in files:
+        mod = importlib.import_module(f"lib.chapters.{pkg}.{f.stem}")
+        for k, v in mod.SWEEPS.items():
+            if k in out:
+                raise RuntimeError(f"evidence sweep {chapter}/{k} is declared twice ({f.name})")
+            out[k] = dict(v, chapter=chapter, name=k)
+    return out
 
 
 def command(chapter: str, name: str | None = None) -> str:
