@@ -157,7 +157,9 @@ def dana(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol
 
 
 def dana_typos(C: Claims, m: dict[str, Tensor], tol: float) -> dict:
-    """The two misprints of Dana et al. §2 (arXiv v1), checked on the model ``m`` built above."""
+    """The two misprints of §2 of our copy of Dana et al. (arXiv v1): eq. (1)'s dropped ``W_V^h``, checked on
+    the model ``m`` built above; the shape printed for ``W_Q^h`` where ``W_O^h`` is meant, checked on the
+    printed shapes."""
     d_h, d = m["W_Q"].shape[-2:]
     try:
         second = dana_eq1_second_form(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_O"])
@@ -170,15 +172,27 @@ def dana_typos(C: Claims, m: dict[str, Tensor], tol: float) -> dict:
             "for d_h < d and differs from W_O^h W_V^h A^h for d_h = d", kind=FINDING,
             paper="W_O^h W_V^h A^h = W_O^h Σ_s a^h_s (e(t_s) + pos_s)", ours=ours, ok=wrong, stable=False,
             criterion="the second expression is undefined or differs by more than tol")
-    W_O_cat = torch.cat(list(m["W_O"]), dim=1)
-    W_QK = m["W_Q"][0].T @ m["W_K"][0]
-    shapes_ok = tuple(W_O_cat.shape) == (d, m["W_O"].shape[0] * d_h) and tuple(W_QK.shape) == (d, d)
-    C.check("dana-WO-shape-typo", "'W_Q^h ∈ R^{d,d_h}' in §2 should read W_O^h: W_QK^h = (W_Q^h)^T W_K^h ∈ R^{d×d} "
-            "needs W_Q^h ∈ R^{d_h×d}, and W_O ∈ R^{d×Hd_h} needs W_O^h ∈ R^{d×d_h}", kind=FINDING,
-            paper="W_Q^h ∈ R^{d_h,d} and W_Q^h ∈ R^{d,d_h}",
-            ours=f"model built: W_Q^h {d_h}×{d}, W_O^h {d}×{d_h}, W_O {tuple(W_O_cat.shape)}, W_QK {tuple(W_QK.shape)}",
-            ok=shapes_ok, criterion="the built model's concatenation and W_QK have the paper's shapes")
+    H = m["W_O"].shape[0]
+    qk = {shape: _product_shape(shape, (d_h, d)) for shape in ((d_h, d), (d, d_h))}   # (W_Q^h)^T W_K^h
+    block = tuple(torch.empty(d, H * d_h).tensor_split(H, dim=1)[0].shape)           # W_O^h of W_O ∈ R^{d,Hd_h}
+    typo = qk[d_h, d] == (d, d) and block == (d, d_h) and (d_h == d or qk[d, d_h] is None)
+    C.check("dana-WO-shape-typo", "'W_Q^h ∈ R^{d,d_h}' in §2 of our copy should read W_O^h (a misprint, or a Q/O "
+            "confusion of the extraction): with the first printed shape R^{d_h,d}, W_QK^h = (W_Q^h)^T W_K^h is d×d; "
+            "with the second it is undefined (d_h < d), and the second is the shape of a block of the printed "
+            "W_O ∈ R^{d,Hd_h}", kind=FINDING, paper="W_Q^h ∈ R^{d_h,d} and W_Q^h ∈ R^{d,d_h}",
+            ours=f"(W_Q^h)^T W_K^h with W_Q^h ∈ R^{{{d_h},{d}}}: {qk[d_h, d]}; with R^{{{d},{d_h}}}: "
+                 f"{qk[d, d_h] or 'undefined'}; a block of W_O ∈ R^{{{d},{H * d_h}}}: {block}",
+            ok=typo, criterion="computed from the printed shapes: the first gives W_QK^h ∈ R^{d×d}, the second is "
+                               "W_O's block shape and (for d_h < d) cannot be W_Q^h's")
     return {"eq1_second": ours}
+
+
+def _product_shape(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, ...] | None:
+    """The shape of ``A^T B`` for ``A``, ``B`` of shapes ``a``, ``b``; None where the product is undefined."""
+    try:
+        return tuple((torch.empty(a).T @ torch.empty(b)).shape)
+    except RuntimeError:
+        return None
 
 
 def dana_count(C: Claims, n: int, d: int, H: int, d_h: int) -> int:
@@ -211,13 +225,15 @@ def levine(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, t
         errs["res"].append(max_rel_diff(y_res, lib(Wq, Wk, score_map="identity", skip=True)))
         errs["nores"].append(max_rel_diff(y_res, lib(Wq, Wk, score_map="identity")))
     swap = "W^{Q,h} and W^{K,h} swapped (a missing transpose of the score matrix)"
-    out = {k: agree(C, cid, f"Levine et al. {what}", errs[k], tol=tol, paper=paper, control=(swap, errs[k + "s"]))
-           for k, cid, what, paper in (
+    out = {k: agree(C, cid, f"Levine et al. {what}", errs[k], tol=tol, paper=paper, control=(swap, errs[k + "s"]),
+                    kind=kind)
+           for k, cid, what, paper, kind in (
                ("1", "levine-eq1", "eq. (1), SM_j{⟨W^Q x^i, W^K x^j⟩/√d_a} summed over heads, is lib.core.attention "
-                "with transposed weights and scale 1/√d_a", "eq. (1)"),
+                "with transposed weights and scale 1/√d_a", "eq. (1)", THEOREM),
                ("3", "levine-eq3", "eq. (3) (no softmax), summed over positions and heads, is lib.core.attention "
-                "with score_map='identity'", "eq. (3)"),
-               ("12", "levine-eq12", "eq. (12) is the matrix form of eq. (3)", "eq. (12) = eq. (3)"))}
+                "with score_map='identity'", "eq. (3)", THEOREM),
+               ("12", "levine-eq12", "eq. (12) is the matrix form of eq. (3) (an algebraic identity between two of "
+                "our transcriptions, lib not involved: sanity, like dana-eq2-heads)", "eq. (12) = eq. (3)", SANITY))}
     out["res"] = agree(C, "levine-residual", "Levine et al. App. A.4: the residual block x + f(x), f = eq. (3), is "
                        "lib.core.attention with score_map='identity' and skip=True", errs["res"], tol=tol,
                        paper="App. A.4, Fig. 5", control=("the block without its skip connection", errs["nores"]))

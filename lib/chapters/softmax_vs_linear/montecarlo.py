@@ -155,10 +155,17 @@ class Panel:
         return out
 
     def verdict(self, theory: np.ndarray | None = None) -> tuple[bool, str]:
-        """``(ok, text)``: every tested point agrees (and at least one is tested)."""
+        """``(ok, text)``: every tested point agrees, and at least one of them has ``P(E) > 0``. The points
+        with ``P(E) = 0`` are reported apart: their zero count follows from the row norms (no neuron can
+        exceed ``||c||_1 ≤ τ``), so they check the code, not the theory."""
         t, a = self.tested, self.agree(theory=theory)
-        return bool(t.any() and a[t].all()), f"{int(a[t].sum())}/{int(t.sum())} tested points agree" + (
-            f" ({int((~t).sum())} untested: no exact theory below τ_rest)" if (~t).any() else "")
+        pos, z = t & ~self.zero, self.zero
+        text = f"{int(a[pos].sum())}/{int(pos.sum())} tested points with P(E) > 0 agree"
+        if z.any():
+            text += f"; {int(a[z].sum())}/{int(z.sum())} with P(E) = 0 counted 0 (implied by the row norms)"
+        if (~t).any():
+            text += f" ({int((~t).sum())} untested: no exact theory below τ_rest)"
+        return bool(pos.any() and a[t].all()), text
 
     def needed_R(self, theory: np.ndarray | None = None, z: float = 4.0) -> float:
         """The smallest number of models per point at which the count test tells ``theory`` (a control's

@@ -65,15 +65,17 @@ def needle_batch(G: int, B: int, n: int, K: int, sigma: float, gen: torch.Genera
 
 
 def train_needle(kind: str, n: int, *, seeds: int, steps: int, batch: int, lr: float, K: int = 8,
-                 d_k: int = 8, sigma: float = 0.1, test: int = 1000, seed: int = 0,
+                 d_k: int = 8, sigma: float = 0.1, test: int = 1000, seed: int = 0, select: bool = True,
                  device: torch.device | str = "cpu") -> dict[str, np.ndarray]:
     """Train ``seeds`` independent one-layer attention classifiers at once (a family: leading dim G).
 
     Model: a learned query ``q`` attends over the n tokens with ``lib.core.attention`` (one head,
     ``W_Q, W_K ∈ R^{K×d_k}``, ``W_V ∈ R^{K×K}``, score map ``kind``); the output goes through a linear
     readout ``logit = <r, o> + β``. Adam on the binary cross-entropy, fresh batches every step, the
-    same data stream and initialisation for both maps (same ``seed``). Returns the test accuracy per
-    model, the final training loss, and whether the model's parameters stayed finite."""
+    same data stream and initialisation for both maps (same ``seed``). ``select=False`` fixes ``W_Q = 0``:
+    every score is 0, the weights are uniform and the model is a linear readout of the mean token (the
+    rival that finds the needle without selecting it). Returns the test accuracy per model, the final
+    training loss, and whether the model's parameters stayed finite."""
     dt = torch.float32
     gen = torch.Generator().manual_seed(seed)
     G = seeds
@@ -84,7 +86,9 @@ def train_needle(kind: str, n: int, *, seeds: int, steps: int, batch: int, lr: f
     params = [W["W_Q"], W["W_K"], W["W_V"], q, r, beta]
     params = [p.to(device).requires_grad_(True) for p in params]
     WQ, WK, WV, q, r, beta = params
-    opt = torch.optim.Adam(params, lr=lr)
+    if not select:
+        WQ.data.zero_()
+    opt = torch.optim.Adam(params if select else [p for p in params if p is not WQ], lr=lr)
 
     def logits(x: Tensor) -> Tensor:
         o = att.attention(q.expand(G, x.shape[1], 1, K), x, WQ, WK, WV, None, score_map=kind)
