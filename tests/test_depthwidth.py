@@ -257,3 +257,62 @@ def test_ledgers_give_every_evidence_claim_a_control():
     assert C.claims["errorbars-half"].verdict == "holds" and C.claims["table2-anomalies"].verdict == "holds"
     cor2 = C.claims["cor2-polynomial"]
     assert "N = 2 only" in cor2.statement and "-" not in cor2.control["value"] and "2^62" in cor2.control["value"]
+
+
+def test_lemma3_exact_and_its_rounded_down_control_fails():
+    from lib.chapters.depth_width import lemmas
+    grid = lemmas.lemma3_grid(n_max=4, k_max=3, r_max=5)
+    assert all(g["lhs"] <= g["rhs"] for g in grid)
+    assert all(g["lhs"] == g["rhs"] for g in grid if g["balanced"])
+    assert any(g["lhs"] > g["floor_alt"] for g in grid)
+    # r = (1, 0), n = 2: ((2,1))((2,0)) = 2 against (M/k + 1)^2 = 9/4 and ((2, 0))^2 = 1
+    g = next(g for g in grid if (g["n"], g["r"]) == (2, (0, 1)))
+    assert (g["lhs"], g["rhs"], g["floor_alt"]) == (2, lemmas.Fraction(9, 4), 1)
+
+
+@pytest.mark.parametrize("d, L, N, expected", [(2, 1, 2, 3), (3, 1, 4, 4), (2, 2, 2, 15), (2, 2, 4, 18)])
+def test_claim1_coefficient_sep_bounds_every_grid_and_equals_our_measurement(d, L, N, expected):
+    from lib.chapters.depth_width import lemmas
+    c = lemmas.claim1_case(d, L, N)
+    assert c["sep"] == expected == c["page_rank"]
+    assert max(c["grids"].values()) == c["sep"] and min(c["grids"].values()) < c["sep"]
+
+
+def test_claim1_claims_control_is_sep_minus_one():
+    from lib.chapters.depth_width import ledger
+    from lib.core.claims import Claims
+    C = Claims("depth-width")
+    case = dict(d_x=2, L=2, N=4, sep=18, page_rank=18, grids={"random, M=7": 18, "line, M=7": 5})
+    ledger.claim1_claims(C, [case])
+    assert C.claims["claim1-gridtensor"].verdict == "holds" and C.claims["claim1-gridtensor"].control["passed"] is False
+    C2 = Claims("depth-width")
+    ledger.claim1_claims(C2, [dict(case, grids={"random, M=7": 19})])      # a grid above sep: Claim 1 broken
+    assert C2.claims["claim1-gridtensor"].verdict == "does not hold"
+
+
+def test_claim2_random_weights_reach_the_construction_rank_and_the_relu_gate_does_not():
+    from lib.chapters.depth_width import lemmas
+    from lib.chapters.depth_width import ledger
+    from lib.core.claims import Claims
+    c2 = lemmas.claim2_ranks(draws=6)
+    assert c2["rank0"] == c2["predicted"] == 10 and min(c2["ranks"]) >= 10
+    assert any(r < 10 for r in c2["gated"])
+    C = Claims("depth-width")
+    ledger.claim2_claim(C, c2)
+    assert C.claims["claim2-generic"].verdict == "holds"
+
+
+def test_transition_cost_counts_the_extra_seeds_at_their_own_sizes():
+    from lib.chapters.depth_width import ledger_fit as lf
+    c = lf.transition_cost(None)
+    assert c["models"] == 28 and len(c["mid"]) == 3 and c["token_share"] == pytest.approx(0.01)
+    base = lm.estimated_flops([6, 12], c["grid"], 128, 256, 20000, 2000)
+    assert c["flops"] == pytest.approx(base + 2 * lm.estimated_flops([6, 12], c["mid"], 128, 256, 20000, 2000))
+    assert all(2e6 < s < 5e6 for s in c["mid"])            # the three sizes nearest 12·6·214² = 3.3e6
+
+
+def test_table3_width_800_is_not_in_table2():
+    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.core.claims import Claims
+    C = Claims("depth-width")
+    assert lf.table3_claim(C) == [(6, 800, 816)] and C.claims["table3-width"].verdict == "holds"

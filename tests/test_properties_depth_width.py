@@ -129,3 +129,24 @@ def test_table4_pairs_are_half_distance(row):
     assert found["half"] == [(d - dd, d + dd)] and not found["full"]
     assert set(found["half"][0]) <= set(F.TABLE2[L])
     assert not math.isclose(dd, 0)
+
+
+@given(n=st.integers(1, 12), r=st.lists(st.integers(0, 40), min_size=1, max_size=6))
+def test_lemma3_holds_and_is_tight_at_the_mean(n, r):
+    from lib.chapters.depth_width import lemmas
+    k, M = len(r), sum(r)
+    lhs = math.prod(B.multiset(n, x) for x in r)
+    assert lhs <= lemmas.lemma3_rhs(n, k, M)
+    if M % k == 0:
+        assert B.multiset(n, M // k) ** k == lemmas.lemma3_rhs(n, k, M)      # equality at r_j = M/k
+
+
+@given(shape=st.sampled_from([(2, 1, 2), (2, 1, 4), (3, 1, 2), (2, 2, 2)]), seed=st.integers(0, 1000),
+       fam=st.sampled_from(["random", "line", "repeated", "binary"]), M=st.integers(1, 6))
+def test_claim1_no_grid_tensor_exceeds_the_coefficient_rank(shape, seed, fam, M):
+    from lib.chapters.depth_width import lemmas
+    d, L, N = shape
+    gen = torch.Generator().manual_seed(seed)
+    W = sr.random_weights(d, L, 1, gen)
+    sep, _ = lemmas.coefficient_sep(W, N)
+    assert sr.rank_modp(lemmas.grid_matrix(W, lemmas.templates(fam, M, d, gen), N)) <= sep

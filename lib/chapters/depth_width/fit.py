@@ -129,6 +129,9 @@ TABLE2 = {
          896, 952, 992, 1264],
 }
 
+# Table 3: the widths whose test-loss standard deviation over repeated trainings is reported, per depth (App. D)
+TABLE3 = {6: [320, 680, 800], 12: [224, 400, 680, 1000], 24: [160, 280, 480, 704]}
+
 
 def transition_pairs(L: int, d: float, delta: float, table2: dict = TABLE2) -> dict:
     """Search Table 2's widths at depth L for the pair behind a Table 4 row (d ± Δd): the pairs with mean d at

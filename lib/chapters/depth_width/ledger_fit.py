@@ -84,10 +84,12 @@ def table1_claims(C: Claims, rows1: list[dict], rows1_total: list[dict]) -> None
                  criterion="|L* − L| < 1 and width within 0.5% (3 printed digits)")
     mism = [r for r in rows1 if r["L_round"] != r["L_paper"]]
     large = next(t for t in rows1_total if t["size"] == "760M")
-    C.check("table1-rounding", "Table 1 rounds GPT-3 Large's L* = 37.4 up to 38 (every other row to the nearest "
-            "integer); the printed total size 760M gives L* ≈ 38.2, the likely source", kind=FINDING,
+    L_printed = F.optimal_depth(760e6, F.PAPER_FIT["a"], F.PAPER_FIT["b"])
+    C.check("table1-rounding", "Table 1 rounds GPT-3 Large's L* up (every other row to the nearest integer); the "
+            "printed total size 760M, used in place of 12Ld², gives an L* that rounds to the printed 38, the likely "
+            "source", kind=FINDING,
             paper="L column", ours="; ".join(f"{r['name']}: L* = {r['L_star']:.2f} → paper {r['L_paper']}" for r in mism)
-            + f"; from 760M: L* = {large['L_star']:.2f}",
+            + f"; from 760M: L* = {large['L_star']:.2f} (unrounded fit), {L_printed:.2f} (printed a, b)",
             ok=[r["size"] for r in mism] == ["760M"] and round(large["L_star"]) == 38,
             criterion="the only row off round(L*) is Large, and round(L*(760M)) = 38")
     wid = [r for r in rows1 if F.sig_round(r["d_at_Lpaper"], 3) != F.sig_round(r["d_paper"], 3)]
@@ -227,20 +229,25 @@ def transition_cost(timing: dict | None, depths=(6, 12), sizes=8, seeds_near=3, 
                     T=128, vocab=2000) -> dict:
     """CPU-hours of issue item 3's grid (pairs (L, 2L) at ``sizes`` sizes around the paper's first transition,
     ``seeds_near`` seeds at the ``near`` sizes nearest it, ``steps`` steps of batch × T tokens) from a measured
-    FLOP rate. Sizes: geometric from 1.2e6 to 1.2e7 (the paper's L = 6 transition is at 3.3e6)."""
+    FLOP rate. Sizes: geometric from 1.2e6 to 1.2e7 (the paper's L = 6 transition is at 12·6·214² = 3.3e6); the
+    extra seeds are costed at their own sizes."""
     grid = list(np.geomspace(1.2e6, 1.2e7, sizes))
+    n_tr = 12 * depths[0] * 214 ** 2
+    mid = sorted(grid, key=lambda s: abs(math.log(s / n_tr)))[:near]
     models = len(depths) * (sizes + (seeds_near - 1) * near)
-    flops = dw_lm.estimated_flops(list(depths), grid, T, batch, steps, vocab)
-    flops *= models / (len(depths) * sizes)            # the extra seeds at sizes near the middle of the grid
-    out = dict(models=models, flops=flops, steps=steps, batch=batch, T=T, grid=grid)
+    flops = (dw_lm.estimated_flops(list(depths), grid, T, batch, steps, vocab)
+             + (seeds_near - 1) * dw_lm.estimated_flops(list(depths), mid, T, batch, steps, vocab))
+    out = dict(models=models, flops=flops, steps=steps, batch=batch, T=T, grid=grid, mid=mid,
+               token_share=steps * batch / (1_000_000 * 512))      # of the paper's 1M steps × 512 sequences
     if timing:
         out["cpu_hours"] = flops / timing["flops_per_second"] / 3600
     return out
 
 
-def transition_claim(C: Claims, P: dict, timing: dict | None, res: list) -> dict:
+def transition_claim(C: Claims, P: dict, timing: dict | None, res: list, peak: float | None = None) -> dict:
     """Issue item 3's trained transition: at the ``paper`` preset the sign change of deeper − shallower across the
-    sizes (control: the sizes in reverse order); below it 'not run', with the CPU cost of the grid it needs."""
+    sizes (control: the sizes in reverse order); below it 'not run', with the CPU cost of the grid it needs at the
+    measured rate and, with ``peak`` (FLOP/s of one core's float32 GEMM), the load-independent floor at that peak."""
     cost = transition_cost(timing)
     depths = sorted(P["lm_depths"])
     if P["preset"] == "paper":
@@ -264,8 +271,15 @@ def transition_claim(C: Claims, P: dict, timing: dict | None, res: list) -> dict
     else:
         meas, hours = "no timing at this preset", "CPU-hours not estimated"
     reason = (f"a trained transition needs pairs (6, 12) at 8 sizes 1.2e6–1.2e7 (the paper's L = 6 transition: 3.3e6), "
-              f"3 seeds at the 3 middle sizes ({cost['models']} models), {cost['steps']:,} steps of "
-              f"{cost['batch']}×{cost['T']} tokens: {cost['flops']:.1e} FLOPs, {hours} ({meas}); not run in this book")
+              f"3 seeds at the 3 sizes nearest it ({', '.join(f'{s:.2g}' for s in sorted(cost['mid']))}; "
+              f"{cost['models']} models), {cost['steps']:,} steps of {cost['batch']}×{cost['T']} tokens each "
+              f"({cost['token_share']:.0%} of the paper's 1M × 512 × 128 tokens per model; whether the ranking is stable "
+              f"after so few is unknown): {cost['flops']:.2e} FLOPs (6 × parameters × tokens + the attention term), "
+              f"{hours} ({meas}; the rate varies with the machine's load, the FLOP count does not)"
+              + (f", and ≥ {cost['flops'] / peak / 3600:,.0f} CPU-hours even at one core's float32 GEMM peak of "
+                 f"{peak / 1e9:.1f} GFLOP/s" if peak else "")
+              + "; this is the grid alone: the compute-matched control and any training beyond "
+              f"{cost['steps']:,} steps that a stable ranking needs come on top; not run in this book")
     C.not_run("lm-transition", "A depth-efficiency transition in trained models: the deeper model starts to win as size "
               "grows (Fig. 2), with its transition width per depth (Table 4)",
               paper="transition at d_x = 214 ± 6 for L = 6 (N ≈ 3.3e6)", reason=reason, kind=EXPERIMENT,
@@ -287,3 +301,17 @@ def table2_claim(C: Claims) -> list[tuple]:
                 f"{', '.join(f'L{L}≈{w} (from L{ref})' for L, ref, w in eq)})" for r, s, eq in rows),
             ok=all(s > 2 * full for _, s, _ in rows), criterion="each suspect row spreads > twice the full rows' maximum")
     return rows
+
+
+def table3_claim(C: Claims) -> list[tuple]:
+    """Table 3's widths against Table 2's (finding): a width with a reported standard deviation should be one that
+    was trained. Returns (L, width, nearest Table 2 width) for each width Table 2 lacks."""
+    missing = [(L, w, min(F.TABLE2[L], key=lambda t: abs(t - w))) for L, ws in F.TABLE3.items() for w in ws
+               if w not in F.TABLE2[L]]
+    n = sum(len(ws) for ws in F.TABLE3.values())
+    C.check("table3-width", "Table 3 reports a standard deviation for a width that Table 2 does not list", kind=FINDING,
+            paper="Table 3 widths ⊂ Table 2 widths (implied)",
+            ours=f"{n - len(missing)}/{n} Table 3 widths are in Table 2; not listed: "
+                 + ", ".join(f"L = {L}, d_x = {w} (nearest trained: {t})" for L, w, t in missing),
+            ok=bool(missing), criterion="some Table 3 width is absent from Table 2's column of the same depth")
+    return missing

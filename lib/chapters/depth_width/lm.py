@@ -282,19 +282,6 @@ def estimated_flops(depths: list[int], sizes: list[float], T: int, batch: int, s
     return total
 
 
-def untrained_loss(ids: np.ndarray, vocab: int, L: int, d: int, *, H: int = 2, T: int = 64, batch: int = 32,
-                   eval_batches: int = 20, heldout_frac: float = 0.05, seed: int = 0) -> float:
-    """Test loss of a freshly initialised model (zero training steps), through the same held-out windows
-    and the same initialisation as :func:`train_one`: the control of the claims that a model learned."""
-    cut = int(ids.size * (1 - heldout_frac))
-    test = eval_set(ids[cut:], T, batch, eval_batches)
-    torch.manual_seed(seed * 1000 + L * 10007 + d)
-    model = GPT(vocab, d, L, H, T).eval()
-    with torch.no_grad():
-        return float(np.mean([nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten()).item()
-                              for x, y in test]))
-
-
 def bigram_loss(ids: np.ndarray, vocab: int, *, T: int = 64, batch: int = 32, eval_batches: int = 20,
                 heldout_frac: float = 0.05, alpha: float = 0.1) -> float:
     """Held-out loss of the bigram predictor p(next | current token), counted on the training split (add-α
