@@ -83,3 +83,24 @@ def test_frozen_key_query_weights_cannot_fit_past_the_bound(hnd, extra, seed):
     B = cap.bound(H, n)
     (row,) = cap.frozen_fit([dict(T=B + extra, dh=d_h, seed=seed)], H, n, d)
     assert row["rank_Z"] <= B
+
+
+@given(accs=st.lists(st.sampled_from([1.0, 0.999, 0.5]), min_size=1, max_size=6), H=st.integers(1, 5),
+       seed=st.integers(0, 2**16))
+def test_fig3_located_capacity_and_statistics(accs, H, seed):
+    """App. H's search on a grid (ledger.fig3_capacity): T* is memorized, no larger grid T is, ``past`` is the next
+    grid T; the statistics at T* are fractions, with 'a saturated and a free head' ⊆ 'a free head'."""
+    from lib.chapters.mha_memorization import ledger
+    rng = np.random.default_rng(seed)
+    Ts = [10 * (i + 1) for i in range(len(accs))]
+    rows = [dict(H=H, T=T, final_acc=a, max_weight=rng.uniform(0.9, 1.0, (T, H)).tolist(),
+                 max_weight_init=rng.uniform(0, 1, (T, H)).tolist()) for T, a in zip(Ts, accs, strict=True)]
+    S = ledger.fig3_stats(rows)[H]
+    mem = [T for T, a in zip(Ts, accs, strict=True) if a == 1.0]
+    assert S["T"] == max(mem, default=None)
+    assert all(a < 1.0 for T, a in zip(Ts, accs, strict=True) if S["T"] is not None and T > S["T"])
+    assert S["past"] == min((T for T in Ts if S["T"] is None or T > S["T"]), default=None)
+    if S["T"] is not None:
+        mx = np.array(rows[Ts.index(S["T"])]["max_weight"])
+        assert S["at"]["pairs"] == (mx > 0.99).mean()
+        assert 0 <= S["at"]["both"] <= S["at"]["free"] <= 1

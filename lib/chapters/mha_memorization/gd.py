@@ -158,19 +158,22 @@ def spearman(x, y) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def frozen_kq_accuracy(p: dict, d: int, classes: int, steps: int, lr: float, eval_every: int) -> float:
+def frozen_kq_accuracy(p: dict, d: int, classes: int, steps: int, lr: float, eval_every: int, dtype: str = "float64",
+                       device: str = "cpu") -> float:
     """App. H's closest rival: the same point (model, data, initial weights) trained with the attention frozen
     at its initialisation (``emb_W``, ``emb_b``, ``W_Q``, ``W_K`` fixed), only ``W_V``, ``W_O`` and the decoder
     trained: full-batch Adam, ``steps`` steps, 5% linear warm-up from 0.01x then cosine decay (the sweep's
-    recipe, in float64). Its features have rank ≤ H(n−1)+1 for every T (Prop. 2). Returns the best training
-    accuracy over the evaluations every ``eval_every`` steps and at the end."""
+    recipe, in ``dtype`` on ``device``: float64 on the CPU by default, float32 or a GPU for the paper's sizes). Its
+    features have rank ≤ H(n−1)+1 for every T (Prop. 2). Returns the best training accuracy over the evaluations
+    every ``eval_every`` steps and at the end."""
     import math
 
     import torch
     fam = _fam(p, d, classes)
-    data = mha_model.mha_data(fam, [p["T"]], [p["seed"]], dtype=torch.float64)
+    dt = getattr(torch, dtype)
+    data = mha_model.mha_data(fam, [p["T"]], [p["seed"]], dtype=dt, device=device)
     batch = {"x": data.examples["x"], "y": data.examples["y"], **data.shared}
-    params = {k: v[None].clone() for k, v in fam.init_one(p["seed"]).items()}
+    params = {k: v[None].to(dtype=dt, device=device).clone() for k, v in fam.init_one(p["seed"]).items()}
     free = [params[k].requires_grad_() for k in ("W_V", "W_O", "dec_W", "dec_b")]
     opt = torch.optim.Adam(free, lr=lr)
     warm = max(1, steps // 20)

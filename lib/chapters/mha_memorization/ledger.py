@@ -1,6 +1,7 @@
 """Claim bookkeeping of the mha-memorization chapter, recorded on its :class:`lib.core.claims.Claims` ledger:
-the gradient-descent half (Sec. 5.2, Figs. 2, 4, 5 and App. H) from the sweeps' rows, and Theorem 1's grid of
-constructions (:func:`theorem1_claims`, :func:`head_claims`).
+the gradient-descent half (Sec. 5.2, Figs. 2, 4, 5 and App. H) from the sweeps' rows, App. H by the paper's
+protocol from the stored runs (:func:`fig3_paper_claims`), and Theorem 1's grid of constructions
+(:func:`theorem1_claims`, :func:`head_claims`).
 
 Each trained claim is an ``experiment`` with its :class:`~lib.core.claims.Scale` (ours next to the paper's)
 and a control that runs the same criterion on the closest wrong alternative:
@@ -350,6 +351,99 @@ def saturation_claims(C: Claims, rows: list, theta_con: np.ndarray, P: dict, hea
                 criterion=f"saturated fraction at {longest} steps − at {first} steps ≥ 0.1 for at least one H (the "
                           "change at every H is in 'ours')")
     return dict(stats=stats, con=con)
+
+
+FIG3_PAPER_T = {4: 550, 8: 1300}   # App. H: "for H = 4, this number is around T = 550, and for H = 8 around T = 1300"
+FIG3_NEAR = 1.25                   # "around": the located bracket must meet [T/1.25, 1.25 T]
+FIG3_STATEMENTS = {
+    "fig3-paper-capacity": "App. H by its protocol: the largest T memorized perfectly by gradient descent is about 550 "
+                           "at H = 4 and 1300 at H = 8 (d = 64, n = 32, 300k steps)",
+    "fig3-paper-majority": "App. H by its protocol: a majority of (example, head) pairs are saturated at the largest "
+                           "memorized T",
+    "fig3-paper-one-free": "App. H by its protocol: almost every example has a saturated head and a non-saturated head "
+                           "at the largest memorized T"}
+
+
+def fig3_capacity(rows: list) -> dict[int, dict]:
+    """Per H, from runs at several T (final training accuracy ``final_acc``): the located capacity ``T`` (the
+    largest T memorized perfectly; None if none is), ``past`` (the next T of the grid above it; None if ``T`` is
+    the largest) and every run's accuracy."""
+    out = {}
+    for H in sorted({r["H"] for r in rows}):
+        acc = {r["T"]: float(r["final_acc"]) for r in rows if r["H"] == H}
+        mem = [T for T in sorted(acc) if acc[T] >= 1 - 1e-9]
+        T = max(mem, default=None)
+        past = min((t for t in acc if T is None or t > T), default=None)
+        out[H] = dict(T=T, past=past, acc=dict(sorted(acc.items())))
+    return out
+
+
+def _brackets(cap: dict, T_paper: int) -> bool:
+    """The located bracket [T, past) exists and meets [T_paper / FIG3_NEAR, FIG3_NEAR · T_paper]."""
+    return bool(cap["T"] is not None and cap["past"] is not None and cap["T"] <= FIG3_NEAR * T_paper
+                and cap["past"] > T_paper / FIG3_NEAR)
+
+
+def fig3_stats(rows: list, thr: float = 0.99) -> dict[int, dict]:
+    """Per H: App. H's statistics (:func:`_sat_stats`) at the located capacity (``at``), at the initialisation of
+    the same model (``init``) and one grid step past the capacity (``past_stats``, when run), and the first
+    evaluated step at which the capacity's run reached 100% (``first_full``)."""
+    def st(H: int, T: int | None, key: str = "max_weight") -> dict | None:
+        r = next((r for r in rows if r["H"] == H and r["T"] == T), None)
+        return _sat_stats(np.array(r[key]), thr) if r is not None else None
+
+    first = {(r["H"], r["T"]): r.get("first_full") for r in rows}
+    return {H: dict(c, at=st(H, c["T"]), init=st(H, c["T"], "max_weight_init"), past_stats=st(H, c["past"]),
+                    first_full=first.get((H, c["T"]))) for H, c in fig3_capacity(rows).items()}
+
+
+def fig3_paper_claims(C: Claims, rows: list, sc: Scale, thr: float = 0.99) -> dict:
+    """Fig. 3 / App. H by the paper's protocol (stored runs of :mod:`..evidence_fig3`: each T of a grid trained 300k
+    steps): the located capacity against the paper's T (control: the heads swapped), and at that capacity the
+    saturated majority and the one-free-head statistic (control: the same model untrained). Returns the stats."""
+    S = fig3_stats(rows, thr)
+    Hs = sorted(S)
+    fmt = lambda H: (f"H={H}: T*={S[H]['T']}, next {S[H]['past']} " +                          # noqa: E731
+                     "(" + ", ".join(f"{T}: {a:.3f}" for T, a in S[H]["acc"].items()) + ")")
+    swap = dict(zip(Hs, reversed(Hs), strict=True))
+    C.check("fig3-paper-capacity", FIG3_STATEMENTS["fig3-paper-capacity"],
+            paper=", ".join(f"H={H}: ≈{T}" for H, T in FIG3_PAPER_T.items()),
+            ours="; ".join(fmt(H) for H in Hs), ok=all(_brackets(S[H], FIG3_PAPER_T.get(H, -1)) for H in Hs),
+            kind=EXPERIMENT, stable=False, scale=sc,
+            criterion=f"per H: some grid T at training accuracy 1 after the last step and a larger one below 1 (the "
+                      f"capacity is bracketed), and the bracket [T*, next T) meets [T/{FIG3_NEAR}, {FIG3_NEAR}·T] of "
+                      "the paper's T",
+            control=("the heads swapped: each H's bracket against the other H's paper T, the same criterion",
+                     all(_brackets(S[H], FIG3_PAPER_T.get(swap[H], -1)) for H in Hs),
+                     ", ".join(f"H={H} vs {FIG3_PAPER_T.get(swap[H])}" for H in Hs)))
+    located = [H for H in Hs if S[H]["T"] is not None]
+    if len(located) < len(Hs):
+        why = f"no T of the grid memorized perfectly at H = {[H for H in Hs if H not in located]}; extend the grid"
+        for id_ in ("fig3-paper-majority", "fig3-paper-one-free"):
+            C.not_run(id_, FIG3_STATEMENTS[id_], paper="Fig. 3", reason=why, kind=EXPERIMENT, scale=sc)
+        return S
+    at = lambda H, k, part="at": S[H][part][k]                                               # noqa: E731
+    past = lambda k: "; ".join(f"H={H}, T={S[H]['past']}: {at(H, k, 'past_stats'):.2f}" for H in Hs
+                               if S[H]["past_stats"])                                      # noqa: E731
+    C.check("fig3-paper-majority", FIG3_STATEMENTS["fig3-paper-majority"], paper="majority / 'significant number'",
+            kind=EXPERIMENT, stable=False,
+            ours="; ".join(f"H={H}, T={S[H]['T']}: {at(H, 'pairs'):.2f}" for H in Hs) +
+                 (f" (one grid step past capacity: {past('pairs')})" if past("pairs") else ""),
+            ok=all(at(H, "pairs") > 0.5 for H in Hs), scale=sc,
+            criterion=f"fraction of (example, head) pairs with largest softmax weight > {thr} is > 0.5 at every H",
+            control=("the same models at their initialisation (untrained), the same criterion",
+                     all(at(H, "pairs", "init") > 0.5 for H in Hs),
+                     "; ".join(f"{at(H, 'pairs', 'init'):.2f}" for H in Hs)))
+    C.check("fig3-paper-one-free", FIG3_STATEMENTS["fig3-paper-one-free"], paper="'almost all examples have at least one "
+            "non-saturated head'", kind=EXPERIMENT, stable=False, scale=sc,
+            ours="; ".join(f"H={H}: both {at(H, 'both'):.2f}, free {at(H, 'free'):.2f}" for H in Hs),
+            ok=all(at(H, "both") >= 0.9 for H in Hs),
+            criterion=f"fraction of examples with at least one saturated AND one non-saturated head (largest weight > "
+                      f"{thr} / ≤ {thr}) ≥ 0.9 at every H (the free half alone passes for any unsaturated network)",
+            control=("the same models at their initialisation (untrained), the same criterion",
+                     all(at(H, "both", "init") >= 0.9 for H in Hs),
+                     "; ".join(f"{at(H, 'both', 'init'):.2f}" for H in Hs)))
+    return S
 
 
 def fig3_protocol_cost(ev_points: list[dict], H_T=((4, 550), (8, 1300)), steps: int = 300_000, search_runs: int = 5) -> dict:

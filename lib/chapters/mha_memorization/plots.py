@@ -110,14 +110,16 @@ def gd_panel(ax, rows, val: str, key: str, xlabel: str, ylabel: str, title: str,
     ax.legend(fontsize=7)
 
 
-def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float = 0.99, first: int = 20):
+def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float = 0.99, first: int = 20,
+                      titles: list[str] | None = None):
     """Fig. 3: per run (row), (a) which heads are saturated for the first examples, (b) histogram of the
-    number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each)."""
+    number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each).
+    ``titles``: one label per run (default ``H=...``)."""
     fig, ax = plots.subplots(len(max_weights), 3, width=3.9, height=2.7)
     for r, (mx, H) in enumerate(zip(max_weights, Hs, strict=False)):
         sat = mx > thr
         plots.heatmap(ax[3 * r], sat[:first].T.astype(float), cmap="Greys", vmin=0, vmax=1, colorbar=False)
-        ax[3 * r].set(xlabel="example", ylabel="head", title=f"H={H}: saturated (black)")
+        ax[3 * r].set(xlabel="example", ylabel="head", title=f"{titles[r] if titles else f'H={H}'}: saturated (black)")
         ax[3 * r + 1].hist(sat.sum(1), bins=np.arange(H + 2) - 0.5, color=plots.COLORS[0])
         ax[3 * r + 1].set(xlabel="# saturated heads per example", ylabel="examples")
         ax[3 * r + 2].hist(mx.ravel(), bins=30, range=(0, 1), color=plots.COLORS[1])

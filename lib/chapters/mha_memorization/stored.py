@@ -12,6 +12,11 @@ hours of training. Claims (``fig2a-*-paper-scale``):
 * **increasing** — at every T the count never decreases in H and increases strictly wherever the smaller H has
   not memorized every example (two saturated models both store all T examples: a tie there is not a failure);
   control: a model that gains nothing from heads (its H = 1 count at every H).
+
+:func:`report_fig3` reads ``book/evidence/mha-memorization/fig3`` (App. H's protocol, trained by
+:mod:`~lib.chapters.mha_memorization.evidence_fig3`) and judges it with :func:`ledger.fig3_paper_claims`
+(``fig3-paper-*``): the located capacity against the paper's T (control: the heads swapped), and at that capacity
+the saturated majority and the one-free-head statistic (control: the same model untrained).
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import numpy as np
 
 from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
+from lib.chapters.mha_memorization import ledger
 from lib.core import plots
 from lib.core.claims import EXPERIMENT, Claims, Control, Scale
 from lib.core.fit import linear_fit
@@ -90,3 +96,53 @@ def report(C: Claims) -> None:
                       "memorized all T examples",
             control=Control("a model that gains nothing from heads (its H = 1 count at every H)",
                             passed=all(increasing([m[0]] * len(m), a) for _, a, m in cur.values())))
+
+
+# ---- Fig. 3 / App. H by the paper's protocol (book/evidence/mha-memorization/fig3) ---------------------------
+FIG3_CLAIMS = ledger.FIG3_STATEMENTS          # claim id -> statement
+
+
+def fig3_table(S: dict, n: int) -> str:
+    """Markdown table of :func:`ledger.fig3_stats` (one row per H: the located capacity and its statistics; ``n``
+    the context size, for the construction's H(n−1)+1)."""
+    head = ("| H | grid T: final training accuracy | located T* | H(n−1)+1 | first step at 100% | saturated pairs | "
+            "examples with a free head | with a saturated and a free head | saturated pairs at init | saturated pairs "
+            "one T past |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    cell = lambda s, k: f"{s[k]:.2f}" if s else "–"                                           # noqa: E731
+    return head + "\n".join(
+        f"| {H} | {', '.join(f'{T}: {a:.3f}' for T, a in s['acc'].items())} | {s['T'] or '–'} | {H * (n - 1) + 1} | "
+        f"{s.get('first_full') or '–'} | "
+        f"{cell(s['at'], 'pairs')} | {cell(s['at'], 'free')} | {cell(s['at'], 'both')} | {cell(s['init'], 'pairs')} | "
+        f"{cell(s['past_stats'], 'pairs')} |" for H, s in S.items())
+
+
+def report_fig3(C: Claims) -> str:
+    """Print the stored Fig. 3 run's label, draw Fig. 3's panels at each H's largest memorized T (or largest stored T)
+    and record the ``fig3-paper-*`` claims (``not run`` with the stored count and the command while the run is
+    incomplete or stale). Returns the Markdown table of the statistics ('' with nothing stored)."""
+    from lib.chapters.mha_memorization import evidence_fig3 as EV3
+    from lib.chapters.mha_memorization import plots as mha_plots
+    ev = store.load(EV3.CHAPTER, "fig3")
+    print(ev.label)
+    sw = EV3.SWEEPS["fig3"]
+    S = ledger.fig3_stats(ev.points) if ev.points else {}
+    for H, s in S.items():
+        T = s["T"] or max(s["acc"])
+        r = next(p for p in ev.points if p["H"] == H and p["T"] == T)
+        mha_plots.saturation_figure([np.array(r["max_weight"]), np.array(r["max_weight_init"])], [H, H],
+                                    titles=[f"H={H}, T={T}, trained", f"H={H}, T={T}, at initialisation"])
+    if not ev.complete:
+        est = ledger.fig3_protocol_cost(store.load(EV.CHAPTER, "fig2a").points, [(H, max(Ts)) for H, Ts in EV3.GRID.items()],
+                                        sw["config"]["steps"], search_runs=len(EV3.GRID[4]) - 1)
+        print(f"the grid's cost at the FLOP rate of {est['points']} stored Fig. 2(a) points: {est['cpu_h']:.2f} CPU-hours "
+              f"(declared: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured per point)")
+        why = (f"the stored run is stale ({ev.reason})" if ev.stale else
+               f"{len(ev.points)} of {ev.total} points stored") + f"; run `{ev.command}` (about {sw['budget_h']} CPU-h)"
+        for id_, st in FIG3_CLAIMS.items():
+            C.not_run(id_, st, paper="Fig. 3 (d = 64, n = 32, 300k steps)", reason=why, kind=EXPERIMENT)
+        return fig3_table(S, sw["config"]["n"]) if S else ""
+    grid = ", ".join(f"H={H}: T ∈ {Ts}" for H, Ts in EV3.GRID.items())
+    sc = Scale(ours=f"d=64, n=32, d_h=64, {grid}, {sw['config']['steps']:,} steps of batch {sw['config']['batch']}, "
+                    "one seed", paper=sw["paper"])
+    ledger.fig3_paper_claims(C, ev.points, sc)
+    return fig3_table(S, sw["config"]["n"])
