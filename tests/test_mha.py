@@ -307,6 +307,20 @@ def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
     assert np.isnan(stored.r2([1, 5], [1, 2]))
 
 
+def test_stored_fig2a_reading_finding_follows_the_curve_shape():
+    """fig2a-reading-paper-scale holds when no reading of "non-saturated" makes a line win (convex counts), and
+    fails as soon as one reading does (counts exactly linear in H)."""
+    from lib.chapters.mha_memorization import stored
+    from lib.core import claims
+    H = [1, 5, 10, 20, 30, 40]
+    for counts, expected in (([3 * h * h + 100 for h in H], claims.HOLDS), ([300 * h + 100 for h in H], claims.FAILS)):
+        cur = {40_000: (H, [c / 40_000 for c in counts], counts)}
+        C = claims.Claims("mha-memorization", "book")
+        stored._reading_finding(C, cur)
+        assert C.claims["fig2a-reading-paper-scale"].verdict == expected
+        exact = "H²" if expected == claims.HOLDS else "H"            # the generating curve fits exactly
+        assert stored.r2_by_rival(H, [0.1] * len(H), counts, 0.95)[exact] > 0.999
+
 def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
     """Synthetic stored Fig. 3 rows: H = 4 and 8 on the declared grid, memorized up to ``cap[H]``; at every T a
     ``[T, H]`` max-weight array with head 0 free on every example and a ``sat_frac`` share of pairs saturated."""
