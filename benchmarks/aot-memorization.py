@@ -1,15 +1,20 @@
 """Time the hot parts of the aot-memorization chapter at a preset (default: book).
 
     .venv/bin/python benchmarks/aot-memorization.py [--preset book] [--paper-point] [--skip-training]
+    .venv/bin/python benchmarks/aot-memorization.py --costs benchmarks/results/aot-memorization-costs.json
 
 Prints the wall time of the float64 constructions and of each pooled training grid, the engine's
 measured FLOP rate, and (with --paper-point) the cost of one paper-preset sweep point (N = 50,
 d = d_h = 10, H = 31, 4096 Adam steps of batch 256, official model, one seed), extrapolated to
-the whole paper preset by the FLOP count of its grids.
+the whole paper preset by the FLOP count of its grids. With --costs, it measures instead the CPU-hours of
+the grids the chapter does not train (:mod:`lib.chapters.aot_memorization.costs`: Exp. 5 at N = 70, v1's protocol,
+Appendix B.2, Appendix B.1) with one torch thread and writes them, with the machine and the date, to a JSON file that
+the page reads (about 6 minutes).
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 import numpy as np
@@ -26,13 +31,40 @@ def timed(label, fn):
     return out
 
 
+def measure_costs(path: str) -> None:
+    """The CPU-hours of every grid of :mod:`lib.chapters.aot_memorization.costs`, written to ``path``."""
+    import datetime
+    import json
+    import platform
+
+    import torch
+
+    from lib.chapters.aot_memorization import costs
+    torch.set_num_threads(1)
+    grids = (costs.exp5_grids(params.load("aot-memorization").resolve("paper")) + [costs.v1_grid()]
+             + costs.appendix_b2_grids() + costs.appendix_b1_grids())
+    out = {"date": datetime.date.today().isoformat(), "machine": platform.processor() or platform.machine(),
+           "torch": torch.__version__, "threads": 1, "grids": {}}
+    for g in grids:
+        h = timed(f"cost of {g.name}", lambda g=g: costs.grid_hours(g))
+        out["grids"][g.name] = dict(N=g.N, models=len(g.configs) * g.reps, seeds=g.reps, steps=g.recipe.steps,
+                                    batch=g.recipe.batch, cpu_hours=h)
+        print(f"  {g.name}: {h:.2f} CPU-hours")
+        with open(path, "w") as fh:                  # after every grid: an interrupted run keeps what it measured
+            json.dump(out, fh, indent=1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="book")
     ap.add_argument("--paper-point", action="store_true")
     ap.add_argument("--skip-training", action="store_true")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--costs", default=None, help="measure the grids of lib.chapters.aot_memorization.costs into this JSON")
     a = ap.parse_args()
+    if a.costs:
+        measure_costs(a.costs)
+        return
     repro.setup(0, a.device, quiet=True)
     P = params.load("aot-memorization").resolve(a.preset)
     rng = np.random.default_rng(0)
@@ -55,7 +87,8 @@ def main() -> None:
     if a.paper_point:
         R = AT.Recipe()   # the official v2 recipe: 4096 steps of batch 256
         t0 = time.perf_counter()
-        AT.train_grid(50, [(10, 10, 31)], 1, R, variant="official", device=a.device)
+        AT.train_points([dict(variant="official", N=50, d=10, dh=10, H=31, rep=0)], lambda p, r: None,
+                        dataclasses.asdict(R), 2222, device=a.device)
         dt = time.perf_counter() - t0
         g = dict(N=50, configs=[(10, 10, 31)], reps=1, recipe=R, variant="official", mlp=False)
         Pp = params.load("aot-memorization").resolve("paper")

@@ -176,6 +176,54 @@ def test_smoke_plan_trains_and_pools():
     assert a and a[0] is b[0]
 
 
+def test_live_grids_resume_under_a_run_folder(tmp_path, monkeypatch):
+    """run_plan goes through lib.engine.sweep.run: with ATR_RUN_DIR set (as `python -m lib run` does), a rerun
+    reads every stored model and trains none, and gives the same numbers."""
+    P = params.load("aot-memorization").resolve("smoke")
+    P = dict(P, exp6_H=[1, 2], exp5_H=[1, 2], epochs=1, exp6_epochs=1)
+    monkeypatch.setenv("ATR_RUN_DIR", str(tmp_path))
+    first = AT.run_plan(P, log=lambda *_: None)
+    calls = []
+    real = AT._train_family
+    monkeypatch.setattr(AT, "_train_family", lambda *a, **k: calls.append(1) or real(*a, **k))
+    again = AT.run_plan(P, log=lambda *_: None)
+    assert not calls and any((tmp_path / "sweeps").iterdir())
+    assert {k: [r["running_acc"] for r in v] for k, v in again.items()} == {k: [r["running_acc"] for r in v] for k, v in first.items()}
+
+
+def test_member_seed_is_the_live_grids_hash():
+    """Live grids and evidence sweeps share train_points; a unit's seeds are member_seed's hash of (data seed,
+    model, MLP flag, configuration, repetition), the hash the live grids used before."""
+    p = dict(variant="official", N=9, d=4, dh=4, H=3, rep=1)
+    assert AT.member_seed(p, 2222) == seed_hash(2222, "official", False, (4, 4, 3), 1)
+    q = dict(p, H=1, mlp=True, width=0)
+    assert AT.member_seed(q, 2222) == seed_hash(2222, "official", True, (4, 4, 1, 0), 1)
+
+
+def test_deep_aot_at_one_layer_is_the_eq2_aot_and_trains():
+    """Appendix B.2's depth path: DeepAoT with L = 1 has the eq. (2) AoT's initialisation and logits; deeper
+    models train through the engine and sweep.run."""
+    from lib.chapters.aot_memorization import deep
+    from lib.chapters.aot_memorization import model as aot_model
+    fam = deep.DeepAoT(N=7, S=2, d=4, dh=3, H=2, L=1)
+    p = fam.init([3, 4], dtype=torch.float64)
+    ref = aot_model.AoTMemorization(N=7, S=2, d=4, dh=3, H=2, variant="paper", impl="reference")
+    one = {k: (v[:, 0] if k.startswith("W_") else v) for k, v in p.items()}
+    assert all(torch.equal(one[k][0], v) for k, v in ref.init_one(3).items())
+    b = {"t": torch.randint(0, 7, (2, 9, 2))}
+    assert torch.allclose(fam.logits(p, b), ref.logits(one, b), atol=1e-12)
+    fam3 = deep.DeepAoT(N=7, S=3, d=4, H=2, L=3)     # deeper layers read the updated earlier positions
+    p3 = fam3.init([1], dtype=torch.float64)
+    t = torch.randint(0, 7, (1, 5, 3))
+    q3 = dict(p3, W_Q=p3["W_Q"].clone())
+    q3["W_Q"][:, 0] = 0                               # change layer 1 only: the output moves
+    assert not torch.allclose(fam3.logits(p3, {"t": t}), fam3.logits(q3, {"t": t}))
+    out = []
+    deep.train_points([dict(N=5, d=3, H=2, L=2, rep=r) for r in range(2)], lambda pt, r: out.append(r),
+                      dict(batch=16, batches_per_epoch=4, epochs=1, lr=1e-2, lr_end=1e-2), 2222)
+    assert len(out) == 2 and all(0 <= r["table_acc"] <= 1 for r in out)
+
+
 def test_plan_flops_positive_and_paper_larger():
     spec = params.load("aot-memorization")
     fb = sum(AT.plan_flops(g) for g in AT.plan(spec.resolve("book")).values())
@@ -184,7 +232,7 @@ def test_plan_flops_positive_and_paper_larger():
 
 
 def test_init_seeds_are_the_project_seed_hash():
-    # train_grid's initialisation seeds: the CRC-32 of the parts' repr (the hash the chapter used before)
+    # member_seed's initialisation seeds: the CRC-32 of the parts' repr (the hash the chapter used before)
     import zlib
     parts = (2222, "official", False, (4, 4, 3), 1)
     assert seed_hash(*parts) == zlib.crc32(repr(parts).encode()) & 0x7FFFFFFF
@@ -275,8 +323,9 @@ def test_stored_exp1_reads_a_grid_and_is_not_run_without_one():
     from lib.core import claims, plots
     plots.setup()
     C = claims.Claims("aot-memorization", "test")
-    stored.exp1(C, {})                                      # no sweep declared: four claims, not run, with the cost
-    assert [r["verdict"] for r in C.records()] == [claims.NOT_RUN] * 4
+    none = Evidence("aot-memorization", "exp1", points=[], manifest={}, total=154, reason="no stored run")
+    stored.exp1(C, {"exp1": none})                          # nothing stored: every claim not run, with the command
+    assert [r["verdict"] for r in C.records()] == [claims.NOT_RUN] * len(stored.EXP1_IDS)
     pts = [dict(variant="official", N=50, d=d, dh=d, H=H, rep=0, running_acc=y, table_acc=y - 0.1, cpu_s=1.0,
                 flops_per_step=1.0, steps=1)
            for d, ys in aot.PAPER["exp1"].items() for H, y in zip(aot.PAPER["exp1_H"], ys, strict=True)]

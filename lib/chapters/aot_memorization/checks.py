@@ -4,10 +4,13 @@ check of Fig. 1a (:func:`spot_check`), and Exp. 5's monotone trend with its seed
 (:func:`rising`, :func:`seed_noise_curve`). Not imported by the training code of the stored runs."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import torch
 
 from lib.chapters.aot_memorization import construction as aot
+from lib.engine import sweep
 
 DT = torch.float64
 MIN_RISE = 0.05      # Exp. 5: a curve "grows" when Spearman >= 0.7 and last - first >= this (the old tolerance)
@@ -83,8 +86,10 @@ def spot_check(C, P: dict, device) -> None:
         C.not_run("metric-running-vs-table", "The official running metric is above the full-table accuracy", paper="—",
                   reason="measured in the spot check, which is off at this preset", kind=claims.FINDING)
         return
-    spot = AT.train_grid(50, [(10, 10, H) for H in P["spot_H"]], 1, AT.Recipe(), variant="official",
-                         data_seed=P["data_seed"], device=device)
+    pts = AT.grid_points(dict(N=50, configs=[(10, 10, H) for H in P["spot_H"]], reps=1, variant="official", mlp=False))
+    cfg = dict(recipe=dataclasses.asdict(AT.Recipe()), data_seed=P["data_seed"])
+    spot = sweep.run(AT.train_points, pts, name="aot-spot", config=cfg, fn_kwargs=dict(cfg, device=device), workers=1,
+                     max_family=len(pts), threads=None, quiet=True)     # one family; resumes under python -m lib run
     pap = dict(zip(aot.PAPER["exp1_H"], aot.PAPER["exp1"][10], strict=True))
     print(" H | ours: running  full table | paper (running, 5 seeds)")
     for r in spot:

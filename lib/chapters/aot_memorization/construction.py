@@ -409,16 +409,10 @@ def entropy(P: np.ndarray) -> np.ndarray:
         return -np.where(P > 0, P * np.log(np.where(P > 0, P, 1.0)), 0.0).sum(1)
 
 
-def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator) -> dict:
-    """Theorem 2 with Shannon entropy H(pi_t) (the corrected sign): E(t) = lambda(t) W_{g(t)} with
-    lambda(t) solving H(pi_t) = log sum_j exp(lambda (W_j - W_g)^T W_g); compares KL(f) with the bound
-    using the empirical C = max_{i,j} |W_i^T W_j - delta_ij| of random unit vectors."""
-    g, P = noisy_table(N, T, eta, rng)
-    W = unit_rows(N, d, rng)                       # [N, d] unit rows: the Gram W W^T has unit diagonal
-    G = W @ W.T
-    C_emp = float(np.abs(G - np.eye(N)).max())
-    C_jl = math.sqrt(32 * math.log(N + 1) / d)
-    Hs = entropy(P)
+def entropy_matched_logits(G: np.ndarray, g: np.ndarray, Hs: np.ndarray) -> np.ndarray:
+    """Theorem 2's encoder f(t) = lambda(t) W W_{g(t)} from the Gram matrix G = W W^T: lambda(t) solves
+    H(pi_t) = log sum_j exp(lambda (W_j - W_g)^T W_g) (bisection); returns the logits [T, N]."""
+    T = len(g)
     D = G[g] - G[g, g][:, None]                    # (W_j - W_g)^T W_g  [T, N], zero at j = g
     lo, hi = np.zeros(T), np.full(T, 1.0)
     fn = lambda lam: np.log(np.exp(lam[:, None] * D).sum(1))     # decreasing from log N to 0
@@ -428,10 +422,23 @@ def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator)
         mid = 0.5 * (lo + hi)
         big = fn(mid) > Hs
         lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
-    lam = 0.5 * (lo + hi)
-    logits = lam[:, None] * G[g]                   # f(t) = lambda(t) W W_g
+    return 0.5 * (lo + hi)[:, None] * G[g]
+
+
+def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator) -> dict:
+    """Theorem 2 with Shannon entropy H(pi_t) (the corrected sign): E(t) = lambda(t) W_{g(t)} with
+    lambda(t) solving H(pi_t) = log sum_j exp(lambda (W_j - W_g)^T W_g); compares KL(f) with the bound
+    using the empirical C = max_{i,j} |W_i^T W_j - delta_ij| of random unit vectors, and with the same
+    encoder built on exactly orthonormal W (``kl_orth``, the case C = 0)."""
+    g, P = noisy_table(N, T, eta, rng)
+    W = unit_rows(N, d, rng)                       # [N, d] unit rows: the Gram W W^T has unit diagonal
+    G = W @ W.T
+    C_emp = float(np.abs(G - np.eye(N)).max())
+    C_jl = math.sqrt(32 * math.log(N + 1) / d)
+    Hs = entropy(P)
     prior = np.full(T, 1.0 / T)
-    kl_f = d_kl(prior, P, logits)
+    kl_f = d_kl(prior, P, entropy_matched_logits(G, g, Hs))
+    kl_orth = d_kl(prior, P, entropy_matched_logits(np.eye(N), g, Hs))
     p_g = P[np.arange(T), g]
     tilde = P.copy()
     tilde[np.arange(T), g] = 0
@@ -443,12 +450,11 @@ def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator)
     bound = float(np.mean((1 - p_g) * logterm * (1 + 2 * C_emp + C_emp * tv) / (1 - 2 * C_emp)))
     simple = float((1 + 4 * C_emp) / (1 - 2 * C_emp) * np.mean(1 - p_g)
                    * np.log((N - 1) / (np.exp(Hs.mean()) - 1)))
-    kl_uniform = d_kl(prior, P, np.zeros_like(logits))       # lambda = 0: the encoder without the tuning
+    kl_uniform = d_kl(prior, P, np.zeros((T, N)))  # lambda = 0: the encoder without the tuning
     # the same bound with C = 0 (exactly orthonormal W): the control, the tightest rival bound of the same form
     bound_c0 = float(np.mean((1 - p_g) * logterm))
-    return dict(N=N, d=d, T=T, eta=eta, C_emp=C_emp, C_jl=C_jl, kl_f=kl_f, bound=bound, simple=simple,
-                kl_uniform=kl_uniform, bound_c0=bound_c0,
-                mean_entropy=float(Hs.mean()))
+    return dict(N=N, d=d, T=T, eta=eta, C_emp=C_emp, C_jl=C_jl, kl_f=kl_f, kl_orth=kl_orth, bound=bound, simple=simple,
+                kl_uniform=kl_uniform, bound_c0=bound_c0, mean_entropy=float(Hs.mean()))
 
 
 def lemma4_ratio(N: int, deltas) -> np.ndarray:

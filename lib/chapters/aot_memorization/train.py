@@ -15,9 +15,10 @@ accuracy under the uniform prior (the paper's definition, Corollary 2).
 """
 from __future__ import annotations
 
+import importlib
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
@@ -94,44 +95,59 @@ class Recipe:
         return self.batches_per_epoch * self.epochs
 
 
-def train_grid(N: int, configs: Sequence[tuple], reps: int, recipe: Recipe, *, variant: str = "official",
-               data_seed: int = 2222, S: int = 2, mlp: bool = False, device="cpu", dtype=torch.float32) -> list[dict]:
-    """Train every configuration ``(d, d_h, H)`` (or ``(d, d_h, H, width)`` with ``mlp=True``) ``reps``
-    times on one random look-up table over ``[N]^S``, all in one zero-padded family (two for the
-    official model: with and without the shared compression, which it uses iff d != d_h).
-    Returns one record per (config, rep): d, d_h, H, width, rep, running_acc, table_acc, seconds."""
-    out: list[dict] = []
-    groups: dict[bool, list] = {}
-    for c in configs:
-        groups.setdefault(variant == "official" and c[0] != c[1], []).append(tuple(c))
-    for compress, cs in groups.items():
-        dmax, dhmax, Hmax = max(c[0] for c in cs), max(c[1] for c in cs), max(c[2] for c in cs)
-        if variant == "official" and not compress:
-            dmax = dhmax = max(dmax, dhmax)
-        wmax = max(c[3] for c in cs) if mlp else 0
-        fam = PaddedAoT(N, S, dmax, dhmax, Hmax, variant, compress=compress if variant == "official" else None,
-                        width=max(wmax, 1) if mlp else 0)
-        members = [(c, r) for c in cs for r in range(reps)]
-        G = len(members)
-        # init seeds: a hash of (config, rep), so a model's initialisation does not depend on the grid
-        seeds = [seed_hash(data_seed, variant, mlp, c, r) for c, r in members]
-        params = family.stack([fam.member_params(c[0], c[1], c[2], c[3] if mlp else 0, s)
-                               for (c, _), s in zip(members, seeds, strict=False)])
-        data = aot_model.aot_data(fam, recipe.batch * recipe.batches_per_epoch, [data_seed] * G)
-        qs = torch.tensor([1 / math.sqrt(c[1]) if variant == "official" else 1.0 for c, _ in members])
-        data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
-        tab = aot_model.aot_table(fam, data)
-        table = family.FamilyData(tab.examples, {"qscale": qs}, tab.sizes)
-        t0 = time.perf_counter()
-        res = train.train_family(fam, data, seeds=seeds, steps=recipe.steps, lr=recipe.lr, schedule="linear",
-                                 lr_end=recipe.lr_end, per_epoch=recipe.batches_per_epoch,
-                                 batch_size=recipe.batch, running_window=recipe.running_window,
-                                 eval_data=table, params=params, device=device, dtype=dtype)
-        dt = time.perf_counter() - t0
-        for (c, r), rr in zip(members, res, strict=False):
-            out.append(dict(d=c[0], d_h=c[1], H=c[2], width=c[3] if mlp else 0, rep=r, variant=variant, mlp=mlp,
-                            running_acc=rr["running_acc"], table_acc=rr["eval_acc"], seconds=dt / G))
-    return out
+def member_seed(p: dict, data_seed: int) -> int:
+    """The initialisation seed of one model (a sweep point): the hash of (data seed, model, MLP or not,
+    configuration, repetition), so that a model's initialisation does not depend on the grid it trains in."""
+    mlp = bool(p.get("mlp", False))
+    c = (p["d"], p["dh"], p["H"], p["width"]) if mlp else (p["d"], p["dh"], p["H"])
+    return seed_hash(data_seed, p["variant"], mlp, c, p["rep"])
+
+
+def train_points(points: list[dict], report, recipe: dict, data_seed: int, device="cpu") -> None:
+    """The chapter's one training function (:func:`lib.engine.sweep.run`'s ``fn``, for the live grids of
+    :func:`run_plan` and the evidence sweeps of :mod:`~lib.chapters.aot_memorization.evidence`).
+
+    A point is one model: ``dict(variant, N, d, dh, H, rep)``, plus ``mlp=True, width=w`` for Exp. 5's MLP
+    Transformer. The unit's points train on one random look-up table over ``[N]^2`` (seed ``data_seed``) in
+    zero-padded families (:class:`PaddedAoT`), one per (model, N, MLP, compression): the official model
+    compresses iff d != d_h, so a unit of it makes two families at most. ``report(point, result)`` receives
+    running_acc, table_acc, steps, flops_per_step, family and cpu_s of each point."""
+    R = Recipe(**recipe)
+    groups: dict[tuple, list[dict]] = {}
+    for p in points:
+        compress = p["variant"] == "official" and p["d"] != p["dh"]
+        groups.setdefault((p["variant"], p["N"], bool(p.get("mlp", False)), compress), []).append(p)
+    for (_, _, _, compress), ps in groups.items():
+        for p, r in zip(ps, _train_family(ps, R, compress, data_seed, device, getattr(report, "progress", None)),
+                        strict=True):
+            report(p, r)
+
+
+def _train_family(ps: list[dict], R: Recipe, compress: bool, data_seed: int, device="cpu", progress=None) -> list[dict]:
+    """Train the points ``ps`` (one model, N, MLP or not, compression) as one zero-padded family."""
+    N, variant, mlp = ps[0]["N"], ps[0]["variant"], bool(ps[0].get("mlp", False))
+    dmax, dhmax, Hmax = (max(p[k] for p in ps) for k in ("d", "dh", "H"))
+    if variant == "official" and not compress:
+        dmax = dhmax = max(dmax, dhmax)
+    width = max(1, max(p["width"] for p in ps)) if mlp else 0
+    fam = PaddedAoT(N, 2, dmax, dhmax, Hmax, variant, compress=compress if variant == "official" else None, width=width)
+    seeds = [member_seed(p, data_seed) for p in ps]
+    params = family.stack([fam.member_params(p["d"], p["dh"], p["H"], p.get("width", 0), s)
+                           for p, s in zip(ps, seeds, strict=True)])
+    G = len(ps)
+    data = aot_model.aot_data(fam, R.batch * R.batches_per_epoch, [data_seed] * G)
+    qs = torch.tensor([1 / math.sqrt(p["dh"]) if variant == "official" else 1.0 for p in ps])
+    data = family.FamilyData(data.examples, dict(data.shared, qscale=qs), data.sizes)
+    tab = aot_model.aot_table(fam, data)
+    table = family.FamilyData(tab.examples, {"qscale": qs}, tab.sizes)
+    c0 = time.process_time()
+    res = train.train_family(fam, data, seeds=seeds, steps=R.steps, lr=R.lr, schedule="linear", lr_end=R.lr_end,
+                             per_epoch=R.batches_per_epoch, batch_size=R.batch, running_window=R.running_window,
+                             eval_data=table, params=params, device=device, progress=progress)
+    cpu = time.process_time() - c0
+    name = f"AoT {variant}{' + MLP' if mlp else ''} N={N} padded to d={dmax} d_h={dhmax} H={Hmax}"
+    return [dict(running_acc=float(r["running_acc"]), table_acc=float(r["eval_acc"]), steps=R.steps,
+                 flops_per_step=float(fam.flops(R.batch)), family=name, cpu_s=cpu / G) for r in res]
 
 
 def mean_over_reps(records: list[dict], key: str, by: Sequence[str]) -> dict[tuple, tuple[float, float]]:
@@ -244,19 +260,31 @@ def plan_flops(grid: dict) -> float:
 
 def calibrate(device="cpu", steps: int = 32) -> float:
     """Measured FLOP/s of the engine on a mid-sized AoT family (for the cost estimate)."""
-    grid = dict(N=20, configs=[(6, 6, 5)] * 4, reps=1, recipe=Recipe(batch=128, batches_per_epoch=steps, epochs=1),
-                variant="official", mlp=False)
+    R = Recipe(batch=128, batches_per_epoch=steps, epochs=1)
+    pts = [dict(variant="official", N=20, d=6, dh=6, H=5, rep=r) for r in range(4)]
     t0 = time.perf_counter()
-    train_grid(20, grid["configs"][:1] * 1, 4, grid["recipe"], device=device)
+    train_points(pts, lambda p, r: None, asdict(R), 2222, device=device)
     dt = time.perf_counter() - t0
-    g1 = dict(grid, configs=grid["configs"][:1], reps=4)
-    return plan_flops(g1) / dt
+    return plan_flops(dict(N=20, configs=[(6, 6, 5)], reps=4, recipe=R, variant="official", mlp=False)) / dt
+
+
+def grid_points(g: dict) -> list[dict]:
+    """The sweep points of one grid of :func:`plan` (its configurations, each repeated ``reps`` times)."""
+    out = []
+    for c in g["configs"]:
+        for r in range(g["reps"]):
+            p = dict(variant=g["variant"], N=g["N"], d=c[0], dh=c[1], H=c[2], rep=r)
+            out.append(dict(p, mlp=True, width=c[3]) if g["mlp"] else p)
+    return out
 
 
 def run_plan(P: dict, device="cpu", only: Sequence[str] | None = None, log=print) -> dict[str, list[dict]]:
-    """Train every grid of :func:`plan` (or those named in ``only``); returns name -> records.
-    Grids that share the vocabulary, recipe, model and repetitions are pooled and every distinct
-    configuration is trained once (Exp. 2 and 3 share a point, and both share points with Exp. 1)."""
+    """Train every grid of :func:`plan` (or those named in ``only``); returns name -> records (d, d_h, H,
+    width, rep, variant, mlp, running_acc, table_acc, seconds). Grids that share the vocabulary, recipe,
+    model and repetitions are pooled and every distinct configuration is trained once (Exp. 2 and 3 share a
+    point, and both share points with Exp. 1). Each pool is one :func:`lib.engine.sweep.run` of
+    :func:`train_points` (one unit, so one zero-padded family per compression): under ``python -m lib run``
+    (which sets ``ATR_RUN_DIR``) its finished models are stored and an interrupted rerun resumes."""
     pl = {k: g for k, g in plan(P).items() if only is None or k in only}
     pools: dict[tuple, list] = {}
     for g in pl.values():
@@ -264,14 +292,20 @@ def run_plan(P: dict, device="cpu", only: Sequence[str] | None = None, log=print
         lst = pools.setdefault(key, [])
         lst.extend(tuple(c) for c in g["configs"] if tuple(c) not in lst)
     trained: dict[tuple, dict] = {}
-    for key, cfgs in pools.items():
+    run = importlib.import_module("lib.engine.sweep").run    # not an import statement: the stored runs'
+    for key, cfgs in pools.items():                          # fingerprint covers the training code only
         N, R, variant, mlp, reps = key
+        pts = grid_points(dict(N=N, configs=cfgs, reps=reps, variant=variant, mlp=mlp))
+        cfg = dict(recipe=asdict(R), data_seed=P["data_seed"])
         t0 = time.perf_counter()
-        recs = train_grid(N, cfgs, reps, R, variant=variant, mlp=mlp, data_seed=P["data_seed"], device=device)
-        for r in recs:
-            c = (r["d"], r["d_h"], r["H"], r["width"]) if mlp else (r["d"], r["d_h"], r["H"])
-            trained[(key, c, r["rep"])] = r
-        log(f"{variant} {'MLP ' if mlp else ''}models, N = {N}, {R.steps} steps: {len(recs)} runs in "
+        rows = run(train_points, pts, name=f"aot-{variant}{'-mlp' if mlp else ''}-N{N}", config=cfg,
+                         fn_kwargs=dict(cfg, device=device), workers=1, max_family=len(pts), threads=None, quiet=True)
+        for r in rows:
+            c = (r["d"], r["dh"], r["H"], r["width"]) if mlp else (r["d"], r["dh"], r["H"])
+            trained[(key, c, r["rep"])] = dict(d=r["d"], d_h=r["dh"], H=r["H"], width=r.get("width", 0), rep=r["rep"],
+                                               variant=variant, mlp=mlp, running_acc=r["running_acc"],
+                                               table_acc=r["table_acc"], seconds=r["cpu_s"])
+        log(f"{variant} {'MLP ' if mlp else ''}models, N = {N}, {R.steps} steps: {len(rows)} runs in "
             f"{time.perf_counter() - t0:.1f} s")
     return {name: [trained[((g["N"], g["recipe"], g["variant"], g["mlp"], g["reps"]), tuple(c), rep)]
                    for c in g["configs"] for rep in range(g["reps"])] for name, g in pl.items()}
