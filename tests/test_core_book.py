@@ -84,6 +84,29 @@ def test_fingerprint_follows_lib_and_parameters(tmp_path, monkeypatch):
     assert bk_fp.fingerprint("notation", v) != f0
 
 
+
+def test_stored_results_fingerprint_ignores_docs_but_follows_code(tmp_path, monkeypatch):
+    """Stored results hash what the code computes (codehash semantic=True): a docstring or a comment of a module
+    they cover leaves the fingerprint unchanged, a code edit changes it; a page's fingerprint changes on both."""
+    fake_root = tmp_path / "root"
+    shutil.copytree(ROOT / "lib", fake_root / "lib")
+    monkeypatch.setattr(codehash, "ROOT", fake_root)
+    mods = codehash.module_closure([], ["lib.core.attention"])
+    f0, b0 = codehash.code_hash(mods, semantic=True), codehash.code_hash(mods)
+    att = fake_root / "lib" / "core" / "attention.py"
+    src = att.read_text()
+    att.write_text(src.replace('"""', '"""Edited. ', 1) + "\n# a comment\n")
+    assert codehash.code_hash(mods, semantic=True) == f0 and codehash.code_hash(mods) != b0
+    att.write_text(src + "\nX_NEW = 1\n")
+    assert codehash.code_hash(mods, semantic=True) != f0
+
+
+def test_semantic_source_keeps_strings_that_are_not_docstrings():
+    src = b'def f():\n    """doc"""\n    s = "# kept"  # dropped\n    return s\n'
+    assert codehash.semantic_source(src) == b'def f():\n    s = "# kept"\n    return s'
+    one_line = b'def f(): """doc"""\n'                   # a docstring on the def line stays (no line to drop)
+    assert codehash.semantic_source(one_line) == b'def f(): """doc"""'
+
 def test_regression_fails_when_a_checked_number_changes(tmp_path):
     """Tamper with one checked output of the executed chapter: nbval must report the mismatch."""
     nb = nbformat.read(ROOT / "book" / "notation.ipynb", as_version=4)

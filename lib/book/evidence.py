@@ -94,7 +94,7 @@ def fingerprint(sw: dict) -> str:
 def module_hashes(sw: dict) -> dict[str, str]:
     """The hash of every module the training code covers (to name the changed ones when it is stale)."""
     mods = codehash.module_closure([], ENGINE + [sw["fn"].__module__])
-    return {m: codehash.code_hash([m]) for m in mods}
+    return {m: codehash.code_hash([m], semantic=True) for m in mods}
 
 
 def _canon(obj: Any) -> str:

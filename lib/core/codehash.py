@@ -4,12 +4,16 @@ Both the staleness of an executed chapter (:mod:`lib.book.fingerprint`) and the 
 results (:mod:`lib.engine.sweep`) hash the same thing: the source of every ``lib`` module the code imports,
 followed transitively through ``lib`` itself, with the ``__init__`` of every package on the way. An edit to
 :mod:`lib.core.attention` therefore invalidates every chapter page and every stored point that depends on it,
-and an edit to a chapter package invalidates that chapter's pages and sweeps only.
+and an edit to a chapter package invalidates that chapter's pages and sweeps only. Stored results hash what the
+code computes (``semantic=True``: docstrings and comments left out), so documenting a training module does not
+discard the runs it produced; pages hash the bytes.
 """
 from __future__ import annotations
 
 import ast
 import hashlib
+import io
+import tokenize
 from pathlib import Path
 from typing import Iterable
 
@@ -83,10 +87,48 @@ def module_closure(sources: Iterable[str], modules: Iterable[str] = ()) -> list[
     return sorted(found)
 
 
-def code_hash(modules: Iterable[str], h: "hashlib._Hash | None" = None) -> str:
-    """sha256 over the named modules' sources (name, then bytes), in sorted order; 16 hex digits."""
+def _docstring_lines(tree: ast.AST, lines: list[str]) -> set[int]:
+    """0-based lines that hold only a docstring (of the module, a class or a function)."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str) and first.end_lineno is not None:
+                span = range(first.lineno - 1, first.end_lineno)
+                alone = (lines[span[0]].strip().startswith(("'", '"', "r'", 'r"'))
+                         and lines[span[-1]].rstrip().endswith(("'", '"')))
+                if alone and not any(isinstance(n, ast.stmt) and n is not first and n.lineno - 1 in span
+                                     for n in ast.walk(node)):
+                    out |= set(span)
+    return out
+
+
+def semantic_source(src: bytes) -> bytes:
+    """What a module *computes*, as text: its source without docstrings, comments, trailing spaces and blank
+    lines. (Text, not an AST dump: ``ast.dump`` changes between Python versions; these positions do not.)"""
+    try:
+        text = src.decode()
+        tree = ast.parse(text)
+        lines = text.splitlines()
+        comments = [t.start for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (SyntaxError, UnicodeDecodeError, tokenize.TokenError):
+        return src
+    for row, col in comments:
+        lines[row - 1] = lines[row - 1][:col]
+    drop = _docstring_lines(tree, lines)
+    return "\n".join(ln.rstrip() for i, ln in enumerate(lines) if i not in drop and ln.strip()).encode()
+
+
+def code_hash(modules: Iterable[str], h: "hashlib._Hash | None" = None, *, semantic: bool = False) -> str:
+    """sha256 over the named modules' sources (name, then bytes), in sorted order; 16 hex digits.
+
+    ``semantic=True`` hashes :func:`semantic_source` instead of the bytes: the identity of *stored results*
+    (sweeps, evidence), which a docstring or a comment cannot change. A page's staleness hashes the bytes,
+    because pages show their functions' source and docstrings."""
     h = h or hashlib.sha256()
     for m in sorted(set(modules)):
         f = module_file(m)
-        h.update(m.encode() + b"\0" + (f.read_bytes() if f else b"<missing>") + b"\0")
+        body = (semantic_source(f.read_bytes()) if semantic else f.read_bytes()) if f else b"<missing>"
+        h.update(m.encode() + b"\0" + body + b"\0")
     return h.hexdigest()[:16]

@@ -6,7 +6,7 @@ A chapter declares its grid, writes one *training function* in its own lib modul
 every finished point is written to disk atomically as soon as it finishes. Rerunning the same sweep
 after an interruption skips the finished points and loses nothing.
 
-Example (in ``lib/mha.py``; the training function must live in an importable module, not in the
+Example (in a chapter package, e.g. ``lib/chapters/mha_memorization/``; the training function must live in an importable module, not in the
 notebook, because worker processes import it)::
 
     from lib.chapters.mha_memorization import model as mha_model
@@ -34,8 +34,9 @@ notebook, because worker processes import it)::
 Where results go: ``run_dir`` if given, else ``$ATR_RUN_DIR/sweeps`` (``python -m lib run`` sets it
 to the run's folder, so a rerun of the same folder resumes), else a temporary folder that is deleted
 at exit (a plain execution, e.g. the regression tests, always recomputes). Inside it, a sweep lives
-in ``<name>-<fingerprint>/``, the fingerprint hashing ``config``, the training function's module
-source and ``lib/family.py``/``lib/train.py``: results of other code or settings are never reused.
+in ``<name>-<fingerprint>/``, the fingerprint (:func:`fingerprint`) hashing ``config`` and the code of the
+training function's module, the engine and every ``lib`` module they import (docstrings and comments left
+out): results of other code or settings are never reused.
 Each point is one JSON file ``<key>.json`` (``key`` = hash of the point's canonical JSON), written
 to a temporary name and renamed (``os.replace``), so a killed run leaves only whole files.
 
@@ -60,7 +61,7 @@ different sizes go in different units: grouping measured faster than zero-paddin
 for large models (``benchmarks/sweep.py``: MHA d=64 H ∈ {1,5,10,20} × 8 seeds, one grid step 61.0 ms
 grouped vs 108.5 ms padded); for tiny models the two are within 5% (AoT d=10
 H ∈ {1,6,11,16} × 8 seeds: 22.8 vs 23.9 ms), so a chapter may zero-pad those into one family
-(lib/aot_train.py does). To keep ``workers`` processes busy, units are also split so that there are at
+(``lib/chapters/aot_memorization/train.py`` does). To keep ``workers`` processes busy, units are also split so that there are at
 least ``workers`` of them when possible.
 """
 from __future__ import annotations
@@ -133,7 +134,8 @@ def _resolve(ref: tuple[str, str, str]) -> Callable:
 def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
     """Hash of the sweep's settings and code: ``config``, and the code fingerprint
     (:func:`lib.core.codehash.module_closure`) of ``fn``'s module and the engine: every ``lib`` module they
-    import, transitively. A function outside ``lib`` (a test's) adds its own file's bytes."""
+    import, transitively, hashed without docstrings and comments (``semantic=True``). A function outside
+    ``lib`` (a test's) adds its own file's bytes."""
     h = hashlib.sha256(_canon(dict(config or {})).encode())
     sources, modules = [], ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
     if fn is not None:
@@ -146,7 +148,7 @@ def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
                 h.update(src.encode())
             except (TypeError, OSError):
                 pass
-    return codehash.code_hash(codehash.module_closure(sources, modules), h)[:12]
+    return codehash.code_hash(codehash.module_closure(sources, modules), h, semantic=True)[:12]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ vary H, d_h, d and the MLP width, so :class:`PaddedAoT` puts models of different
 by zero-padding each to the largest shapes (exact: padding stays zero under training, see the class).
 All configurations of one experiment pool therefore train together, two families at most.
 
-Recipe (the official v2 code as it really runs, research note §4.3): Adam (0.9, 0.999, 1e-8), a fixed
+Recipe (the official v2 code as it really runs, read from its training script): Adam (0.9, 0.999, 1e-8), a fixed
 training set of ``batches_per_epoch × batch`` sequences sampled once, reshuffled every epoch, the
 learning rate linear *per epoch* from 1e-2 to 5e-4 (the code passes learning rates as LinearLR's
 factors: 0.1 × 0.1 → 0.1 × 0.005); one look-up table and data set per experiment, shared by every
@@ -159,7 +159,7 @@ def mean_over_reps(records: list[dict], key: str, by: Sequence[str]) -> dict[tup
 
 
 # ---------------------------------------------------------------------------------------------
-# fits (the authors' rules, research note E11; the line fit itself is lib.core.fit's)
+# fits (the authors' rules, as their plotting code applies them; the line fit itself is lib.core.fit's)
 # ---------------------------------------------------------------------------------------------
 def truncate_saturated(x, y, level: float = 0.95):
     """Points up to (excluding) the first with accuracy > level, as the official fitting scripts do."""

@@ -327,9 +327,10 @@ def manifest(points: dict, cpu_total: float) -> dict:
 
 
 def current_hash() -> str:
-    """Today's fingerprint of this module and every lib module it imports (lib.core.codehash)."""
+    """Today's fingerprint of this module and every lib module it imports, without docstrings and comments
+    (lib.core.codehash, ``semantic=True``, as every stored result)."""
     from lib.core.codehash import code_hash, module_closure
-    return code_hash(module_closure([], [MODULE]))
+    return code_hash(module_closure([], [MODULE]), semantic=True)
 
 
 def main(store: Path = STORE) -> None:

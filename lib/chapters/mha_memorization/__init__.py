@@ -1,10 +1,15 @@
 """Chapter ``mha-memorization``: Mahdavi, Liao & Thrampoulidis, *Memorization Capacity of Multi-Head Attention
 in Transformers* (ICLR 2024).
 
-:mod:`~.construction`  the layer (eqs. 1-8), ranks, Theorem 1's construction (App. B), Props 2-5, App. F;
-:mod:`~.model`         the trained model of the official code, as an engine family, and its data;
-:mod:`~.gd`            the gradient-descent sweeps of Sec. 5 (Figs 2-5) on the sweep engine;
-:mod:`~.vit`           the offline ViT substitute of Sec. 5 (Assumptions 1-2 on real tokens);
-:mod:`~.plots`         the chapter's figures;
-:mod:`~.ledger`        claim bookkeeping: Theorem 1's grid and the trained claims, with kinds, scales, controls.
+:mod:`~.construction`   the layer (eqs. 1-8), ranks, Theorem 1's construction (App. B), Props 2-5, App. F;
+:mod:`~.capacity`       the paper's own layer (eqs. 1-6) trained near its bound H(n-1)+1, and App. A's d_h > n;
+:mod:`~.model`          the trained model of the official code, as an engine family, and its data;
+:mod:`~.gd`             the gradient-descent sweeps of Sec. 5 (Figs 2-5) on the sweep engine;
+:mod:`~.vit`            the offline ViT substitute of Sec. 5 (Assumptions 1-2 on real tokens);
+:mod:`~.appj`           Appendix J / Table 3: randomly initialised BERT-base and GPT-2-small shapes on Zipf tokens;
+:mod:`~.evidence`       the stored paper-scale sweep of Fig. 2(a) (``python -m lib evidence``);
+:mod:`~.evidence_fig3`  the stored sweep of Fig. 3 / App. H by the paper's protocol;
+:mod:`~.stored`         the stored sweeps read, drawn and judged on the page (no recompute);
+:mod:`~.plots`          the chapter's figures;
+:mod:`~.ledger`         claim bookkeeping: Theorem 1's grid and the trained claims, with kinds, scales, controls.
 """

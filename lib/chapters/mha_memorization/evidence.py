@@ -118,7 +118,7 @@ def report(C) -> None:
     cur = _curves(ev.points)
     lin, quad = {}, {}
     for T, (Hs, acc, mem) in cur.items():
-        keep = [i for i, a in enumerate(acc) if a <= 0.95]          # the non-saturated part (notes §4.3)
+        keep = [i for i, a in enumerate(acc) if a <= 0.95]          # the non-saturated part (undefined in the paper)
         lin[T] = _r2([Hs[i] for i in keep], [mem[i] for i in keep])
         quad[T] = _r2([Hs[i] ** 2 for i in keep], [mem[i] for i in keep])
     judged = [T for T in cur if not np.isnan(lin[T])]
