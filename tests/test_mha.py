@@ -302,6 +302,9 @@ def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
     assert stored.increasing([100, 900, 1000, 1000], [0.1, 0.9, 1.0, 1.0])
     assert not stored.increasing([100, 900, 900, 1000], [0.1, 0.9, 0.9, 1.0])
     assert not stored.increasing([100, 80], [0.1, 0.08])
+    assert not stored.increasing([1000, 998], [1.0, 0.998])                   # the first version: accuracy 1 only
+    assert stored.increasing([1000, 998], [1.0, 0.998], level=stored.SATURATED)  # two saturated models
+    assert not stored.increasing([1000, 900], [1.0, 0.9], level=stored.SATURATED)  # a saturated model, then not
     H = np.array([1.0, 5, 10, 20, 30])
     assert stored.r2(H, 300 * H + 50) > 0.999 and stored.r2(H ** 2, 300 * H + 50) < 0.98
     assert np.isnan(stored.r2([1, 5], [1, 2]))
