@@ -17,10 +17,10 @@ import math
 from typing import Sequence
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.aot_memorization import train as AT
 from lib.core import attention as attn
 from lib.core.repro import seed_hash
 from lib.engine import train
@@ -70,12 +70,7 @@ class DeepAoT:
             x = x + attn.attention(x, x, w["W_Q"], w["W_K"], w["W_V"], w["W_O"], mask=mask)
         return torch.bmm(x[:, :, -1], p["U"])                                                 # [G, B, N]
 
-    def per_example(self, p, batch) -> tuple[Tensor, Tensor]:
-        z = self.logits(p, batch)
-        y = batch["y"]
-        G, B, C = z.shape
-        loss = F.cross_entropy(z.reshape(G * B, C), y.reshape(G * B), reduction="none").view(G, B)
-        return loss, (z.argmax(-1) == y).to(z.dtype)
+    per_example = aot_model.AoTMemorization.per_example      # cross-entropy and accuracy of self.logits
 
     def flops(self, batch_size: int) -> float:
         B, S, d, dh, H, L, N = batch_size, self.S, self.d, self.dh, self.H, self.L, self.N
@@ -88,17 +83,14 @@ def train_points(points: list[dict], report, recipe: dict, data_seed: int, devic
     ``dict(N, d, H, L, rep)`` share (N, d, H, L) (``group_by``) and train as one family on the chapter's
     task (:func:`~lib.chapters.aot_memorization.model.aot_data`, one look-up table of seed ``data_seed``)
     with the recipe of :class:`~lib.chapters.aot_memorization.train.Recipe`'s fields."""
-    p0 = points[0]
+    p0, R = points[0], AT.Recipe(**recipe)
     fam = DeepAoT(N=p0["N"], d=p0["d"], H=p0["H"], L=p0["L"])
     seeds = [seed_hash(data_seed, "deep", p["L"], p["d"], p["H"], p["rep"]) for p in points]
-    n = recipe["batch"] * recipe["batches_per_epoch"]
-    data = aot_model.aot_data(fam, n, [data_seed] * len(points))
+    data = aot_model.aot_data(fam, R.batch * R.batches_per_epoch, [data_seed] * len(points))
     table = aot_model.aot_table(fam, data)
-    res = train.train_family(fam, data, seeds=seeds, steps=recipe["batches_per_epoch"] * recipe["epochs"],
-                             lr=recipe["lr"], schedule="linear", lr_end=recipe["lr_end"],
-                             per_epoch=recipe["batches_per_epoch"], batch_size=recipe["batch"],
-                             running_window=recipe.get("running_window", 100), eval_data=table, device=device,
-                             progress=getattr(report, "progress", None))
+    res = train.train_family(fam, data, seeds=seeds, steps=R.steps, lr=R.lr, schedule="linear", lr_end=R.lr_end,
+                             per_epoch=R.batches_per_epoch, batch_size=R.batch, running_window=R.running_window,
+                             eval_data=table, device=device, progress=getattr(report, "progress", None))
     for p, r in zip(points, res, strict=True):
         report(p, dict(running_acc=float(r["running_acc"]), table_acc=float(r["eval_acc"])))
 
