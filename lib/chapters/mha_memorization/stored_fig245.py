@@ -1,0 +1,300 @@
+"""The stored paper-scale subsets of Fig. 2(b), 2(c), 4, 5 and the second seed of Fig. 2(a) on the page
+(Mahdavi et al. 2024, Sec. 5.2, App. A, App. I.1): read back from ``book/evidence/mha-memorization/`` (trained by
+:mod:`~lib.chapters.mha_memorization.evidence_fig2bc`, :mod:`~lib.chapters.mha_memorization.evidence_fig45` and
+:mod:`~lib.chapters.mha_memorization.evidence_fig2a_seed1`), drawn and judged. Nothing is trained.
+
+Kept apart from the training modules for the reason given in :mod:`~lib.chapters.mha_memorization.stored`: the
+stored runs' fingerprints hash those modules, not this one. Every claim is ``not run`` (with its stored count,
+its cost and its command) until its sweep is complete and current. Criteria, declared before any run:
+
+* ``fig2b-monotone-paper-scale``: at every stored T the memorized count strictly increases with n, except
+  between two saturated models (accuracy ≥ 0.95, as Fig. 2(a)); control: a model that gains nothing from the
+  context (its n = 1 count at every n). ``fig2b-n1-paper-scale`` (sanity): at n = 1 the shared context has one
+  key, every output is the same, and the accuracy is at most the labels' majority fraction.
+* ``fig2c-up-to-n-paper-scale``: acc(d_h = n) − acc(smallest d_h) ≥ 0.05; control: the same criterion beyond n,
+  acc(largest d_h) − acc(d_h = n) ≥ 0.05. ``fig2c-no-gain-paper-scale``: acc(largest d_h) − acc(d_h = n) < 0.05;
+  control: the same criterion below n. The 0.05 is the book-scale claims' (:func:`ledger.dh_claims`).
+* ``fig4-linear-paper-scale``: Fig. 2(a)'s line criterion (R² ≥ 0.98 and ≥ that of a H² + b on the points of
+  accuracy ≤ 0.95, at least 3 of them); control: the rival a H² + b. ``fig4-context-paper-scale`` is not run
+  (the context panel is not declared; its measured cost is printed).
+* ``fig5a-monotone-paper-scale`` / ``fig5b-monotone-paper-scale``: the training MSE strictly decreases with H /
+  with n, except between two models both below an MSE of 1e-4 (0.1% of the labels' variance 1/12); control: a
+  model that gains nothing (its H = 1 / n = 1 MSE everywhere). ``fig5b-n1-paper-scale`` (sanity): at n = 1 every
+  output is the same, so the MSE is at least the labels' variance (the best constant).
+* ``fig2a-seeds-paper-scale``: the count increases with H at every T on seed 1 as well (the stored seed-0
+  criterion); control: the seed difference (seed 1 − seed 0 count at each H) through the same criterion.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from lib.book import evidence as store
+from lib.chapters.mha_memorization import evidence as EV
+from lib.chapters.mha_memorization import evidence_fig2a_seed1 as EV1
+from lib.chapters.mha_memorization import evidence_fig2bc as EVBC
+from lib.chapters.mha_memorization import evidence_fig45 as EV45
+from lib.chapters.mha_memorization import model as mha_model
+from lib.chapters.mha_memorization.stored import SATURATED, increasing, r2_by_rival
+from lib.core import plots
+from lib.core.claims import EXPERIMENT, SANITY, Claims, Control, Scale
+
+MSE_FLOOR = 1e-4        # two models both below this training MSE are tied (fig5*-monotone)
+GAIN = 0.05             # fig2c: a difference in accuracy of at least this is a benefit
+CHAPTER = EV.CHAPTER
+
+STATEMENTS = {
+    "fig2b-monotone-paper-scale": ("Fig. 2(b) at paper scale: memorization increases with the context size n at every "
+                                   "stored T", "monotone in n"),
+    "fig2b-n1-paper-scale": ("Fig. 2(b) at paper scale: at n = 1 (one shared key) the accuracy is at most the "
+                             "majority-class fraction (guaranteed by the architecture; a check of the stored run)",
+                             "capacity 1 at n = 1 (Sec. 4.2)"),
+    "fig2c-up-to-n-paper-scale": ("Fig. 2(c) at paper scale: d_h = n memorizes more than the smallest d_h",
+                                  "increasing in d_h up to n"),
+    "fig2c-no-gain-paper-scale": ("Fig. 2(c) at paper scale: no benefit from d_h > n", "no gain beyond d_h = n"),
+    "fig4-linear-paper-scale": ("Fig. 4 at paper scale (per-example contexts): the memorized count is linear in H on "
+                                "the non-saturated part", "linearity in H remains"),
+    "fig4-context-paper-scale": ("Fig. 4 at paper scale (per-example contexts): memorization against n is no longer "
+                                 "linear", "linearity in n weakened"),
+    "fig5a-monotone-paper-scale": ("Fig. 5(a) at paper scale (regression): the training MSE decreases with H",
+                                   "monotone in H"),
+    "fig5b-monotone-paper-scale": ("Fig. 5(b) at paper scale (regression): the training MSE decreases with n",
+                                   "monotone in n"),
+    "fig5b-n1-paper-scale": ("Fig. 5(b) at paper scale: at n = 1 (one shared key) the training MSE is at least the "
+                             "labels' variance (guaranteed by the architecture; a check of the stored run)",
+                             "capacity 1 at n = 1 (Sec. 4.2)"),
+    "fig2a-seeds-paper-scale": ("Fig. 2(a) at paper scale, second seed: memorization increases with H at every T on "
+                                "seed 1 as on seed 0", "increasing (the paper's seeds: not stated)"),
+}
+
+
+# ---- reading ------------------------------------------------------------------------------------------------
+def pending(C: Claims, ev: store.Evidence, sw: dict, ids: list[str]) -> bool:
+    """Record ``ids`` as not run (stored count, cost, command) unless ``ev`` is complete and current."""
+    if ev.complete:
+        return False
+    h = len(sw["points"]) * sw["cost_s"] / 3600
+    why = (f"the stored run is stale ({ev.reason})" if ev.stale else f"{len(ev.points)} of {ev.total} points stored")
+    why += f"; run `{ev.command}` (about {h:.2f} CPU-hours: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured)"
+    for i in ids:
+        st, paper = STATEMENTS[i]
+        C.not_run(i, st, paper=paper, reason=why, kind=SANITY if i.endswith("n1-paper-scale") else EXPERIMENT)
+    return True
+
+
+def series(points: list[dict], x: str, y: str, **sel) -> tuple[list, list, list]:
+    """(x values, y values, accuracies or None) of the points matching ``sel``, sorted by x."""
+    pts = sorted((p for p in points if all(p[k] == v for k, v in sel.items())), key=lambda p: p[x])
+    return [p[x] for p in pts], [float(p[y]) for p in pts], [p.get("best_acc") for p in pts]
+
+
+def decreasing(mse: list[float], floor: float = MSE_FLOOR) -> bool:
+    """Strictly decreasing, except between two models both below ``floor`` (tied: the log scale's noise)."""
+    return all(b < a or (a < floor and b < floor) for a, b in zip(mse, mse[1:], strict=False))
+
+
+def majority(n: int, H: int, T: int, seed: int, classes: int = 100) -> float:
+    """The largest class frequency of a stored point's labels (the same draw as its training data)."""
+    fam = mha_model.MHAMemorization(d=64, n=n, H=H, n_classes=classes)
+    y = mha_model.mha_data(fam, [T], [seed]).examples["y"][0].numpy()
+    return float(np.bincount(y, minlength=classes).max() / T)
+
+
+def label_variance(n: int, H: int, T: int, seed: int) -> float:
+    """The variance of a stored regression point's labels (the MSE of the best constant output)."""
+    fam = mha_model.MHAMemorization(d=64, n=n, H=H, task="regression")
+    return float(mha_model.mha_data(fam, [T], [seed], dtype=torch.float64).examples["y"][0].numpy().var())
+
+
+# ---- Fig. 2(b), 2(c) -------------------------------------------------------------------------------------------
+def report_fig2b(C: Claims) -> dict:
+    """Fig. 2(b)'s stored subset: its claims; returns {T: (n, counts, accuracies)} ({} while not run)."""
+    ev, sw = store.load(CHAPTER, "fig2b"), EVBC.SWEEPS["fig2b"]
+    print(ev.label)
+    if pending(C, ev, sw, sw["claims"]):
+        return {}
+    cur = {T: series(ev.points, "n", "memorized", T=T) for T in sorted({p["T"] for p in ev.points})}
+    sc = Scale(ours=f"n = 1..60 at T = {', '.join(f'{T:,}' for T in cur)}, one seed", paper=sw["paper"])
+    C.check("fig2b-monotone-paper-scale", STATEMENTS["fig2b-monotone-paper-scale"][0], paper="monotone in n",
+            ours="; ".join(f"T={T}: " + " ".join(f"{m:.0f}" for m in c[1]) for T, c in cur.items()),
+            ok=all(increasing(m, a, SATURATED) for _, m, a in cur.values()), kind=EXPERIMENT, stable=False, scale=sc,
+            criterion=f"count strictly increasing in n at every T, except between two models of accuracy ≥ {SATURATED}",
+            control=Control("a model that gains nothing from the context (its n = 1 count at every n)",
+                            passed=all(increasing([m[0]] * len(m), a, SATURATED) for _, m, a in cur.values())))
+    n1 = [(p["best_acc"], majority(1, p["H"], p["T"], p["seed"])) for p in ev.points if p["n"] == 1]
+    C.check("fig2b-n1-paper-scale", STATEMENTS["fig2b-n1-paper-scale"][0], paper="capacity 1 at n = 1", kind=SANITY,
+            ours=", ".join(f"{a:.4f} ≤ {f:.4f}" for a, f in n1), ok=all(a <= f + 1e-9 for a, f in n1), stable=True,
+            criterion="best accuracy ≤ the majority-class fraction of the point's labels, at every stored T")
+    return cur
+
+
+def report_fig2c(C: Claims) -> dict:
+    """Fig. 2(c)'s stored subset: its claims; returns {d_h: accuracy} ({} while not run)."""
+    ev, sw = store.load(CHAPTER, "fig2c"), EVBC.SWEEPS["fig2c"]
+    print(ev.label)
+    if pending(C, ev, sw, sw["claims"]):
+        return {}
+    n = ev.points[0]["n"]
+    acc = dict(zip(*series(ev.points, "dh", "best_acc")[:2], strict=True))
+    lo, hi = min(acc), max(acc)
+    up, beyond = acc[n] - acc[lo], acc[hi] - acc[n]
+    sc = Scale(ours=f"H = 30, n = {n}, d_h = {', '.join(map(str, acc))}, T = {ev.points[0]['T']:,}, 300k steps, one seed",
+               paper=sw["paper"])
+    ours = ", ".join(f"d_h={k}: {a:.4f}" for k, a in acc.items())
+    C.check("fig2c-up-to-n-paper-scale", STATEMENTS["fig2c-up-to-n-paper-scale"][0], paper="increasing up to n",
+            ours=f"{ours}; gain {up:+.4f}", ok=bool(up >= GAIN), kind=EXPERIMENT, stable=False, scale=sc,
+            criterion=f"acc(d_h = n) − acc(d_h = {lo}) ≥ {GAIN}",
+            control=Control(f"beyond n: acc(d_h = {hi}) − acc(d_h = n) ≥ {GAIN}", passed=bool(beyond >= GAIN),
+                            value=f"{beyond:+.4f}"))
+    C.check("fig2c-no-gain-paper-scale", STATEMENTS["fig2c-no-gain-paper-scale"][0], paper="no gain beyond n",
+            ours=f"{ours}; gain {beyond:+.4f}", ok=bool(beyond < GAIN), kind=EXPERIMENT, stable=False, scale=sc,
+            criterion=f"acc(d_h = {hi}) − acc(d_h = n) < {GAIN}",
+            control=Control(f"below n: acc(d_h = n) − acc(d_h = {lo}) < {GAIN}", passed=bool(up < GAIN),
+                            value=f"{up:+.4f}"))
+    return acc
+
+
+# ---- Fig. 4, 5 ------------------------------------------------------------------------------------------------
+def report_fig4(C: Claims) -> dict:
+    """Fig. 4's stored head panel: the line claim; the context panel not run with its cost. Returns
+    {"H": (H, counts, accuracies), "r2": {rival: R²}} ({} while not run)."""
+    ev, sw = store.load(CHAPTER, "fig4"), EV45.SWEEPS["fig4"]
+    print(ev.label)
+    C.not_run("fig4-context-paper-scale", STATEMENTS["fig4-context-paper-scale"][0], paper="linearity in n weakened",
+              kind=EXPERIMENT, reason=f"the context panel is not declared as stored evidence: the official grid (H = 20, "
+              f"n = 1..60, T = 20k..60k) and the rest of the head panel cost about {EV45.LEFT_4 / 3600:.0f} CPU-hours at "
+              "the measured rates; `python -m lib run mha-memorization --preset paper --set gd_sweeps=nonshared_n "
+              "--device cuda` runs it on a GPU")
+    if pending(C, ev, sw, sw["claims"]):
+        return {}
+    Hs, mem, acc = series(ev.points, "H", "memorized")
+    f = r2_by_rival(Hs, acc, mem, SATURATED)
+    judged = sum(a <= SATURATED for a in acc) >= 3
+    crit = lambda a, b: bool(judged and f[a] >= 0.98 and f[a] >= f[b])  # noqa: E731
+    sc = Scale(ours=f"n = 32, H = {', '.join(map(str, Hs))}, T = {ev.points[0]['T']:,}, one seed", paper=sw["paper"])
+    C.check("fig4-linear-paper-scale", STATEMENTS["fig4-linear-paper-scale"][0], paper="linear in H", kind=EXPERIMENT,
+            ours=f"R² {f['H']:.3f} (H²: {f['H²']:.3f}); counts " + " ".join(f"{m:.0f}" for m in mem),
+            ok=crit("H", "H²"), stable=False, scale=sc,
+            criterion=f"R² of count ~ a H + b ≥ 0.98 and ≥ that of a H² + b, on ≥ 3 points of accuracy ≤ {SATURATED}",
+            control=Control("the rival curve a H² + b", passed=crit("H²", "H"), value=f"{f['H²']:.3f}"))
+    return {"H": (Hs, mem, acc), "r2": f}
+
+
+def report_fig5(C: Claims) -> dict:
+    """Fig. 5's stored panels: the two monotone claims and the n = 1 sanity. Returns {"H": (H, MSE), "n": (n, MSE)}
+    ({} while not run)."""
+    ev, sw = store.load(CHAPTER, "fig5"), EV45.SWEEPS["fig5"]
+    print(ev.label)
+    if pending(C, ev, sw, sw["claims"]):
+        return {}
+    cur = {k: series(ev.points, k, "best_loss", panel=k)[:2] for k in ("H", "n")}
+    for id_, k in (("fig5a-monotone-paper-scale", "H"), ("fig5b-monotone-paper-scale", "n")):
+        xs, mse = cur[k]
+        T = next(p["T"] for p in ev.points if p["panel"] == k)
+        sc = Scale(ours=f"{k} = {', '.join(map(str, xs))} at T = {T:,}, one seed", paper=sw["paper"])
+        C.check(id_, STATEMENTS[id_][0], paper=STATEMENTS[id_][1], ours=" ".join(f"{m:.2e}" for m in mse),
+                ok=decreasing(mse), kind=EXPERIMENT, stable=False, scale=sc,
+                criterion=f"training MSE strictly decreasing in {k}, except between two models below {MSE_FLOOR:g}",
+                control=Control(f"a model that gains nothing (its {k} = {xs[0]} MSE at every {k})",
+                                passed=decreasing([mse[0]] * len(mse))))
+    n1 = [(p["best_loss"], label_variance(1, p["H"], p["T"], p["seed"])) for p in ev.points if p["n"] == 1]
+    C.check("fig5b-n1-paper-scale", STATEMENTS["fig5b-n1-paper-scale"][0], paper="capacity 1 at n = 1", kind=SANITY,
+            ours=", ".join(f"MSE {m:.5f} ≥ variance {v:.5f}" for m, v in n1), stable=True,
+            ok=all(m >= v * (1 - 1e-3) for m, v in n1),
+            criterion="best training MSE ≥ the variance of the point's labels (relative tolerance 1e-3: float32)")
+    return cur
+
+
+# ---- Fig. 2(a), second seed -------------------------------------------------------------------------------------
+def report_fig2a_seed1(C: Claims) -> dict:
+    """The second seed of Fig. 2(a) against the first: the monotone claim on seed 1, with the seed difference as
+    control. Returns {T: (H, counts seed 0, counts seed 1)} ({} while not run)."""
+    ev, sw = store.load(CHAPTER, "fig2a-seed1"), EV1.SWEEPS["fig2a-seed1"]
+    print(ev.label)
+    ev0 = store.load(CHAPTER, "fig2a")
+    if pending(C, ev, sw, sw["claims"]):
+        return {}
+    if not ev0.complete:
+        C.not_run("fig2a-seeds-paper-scale", STATEMENTS["fig2a-seeds-paper-scale"][0], paper="increasing",
+                  kind=EXPERIMENT, reason=f"the seed-0 run is not complete ({ev0.reason or 'partial'}); run `{ev0.command}`")
+        return {}
+    c0, c1 = EV._curves(ev0.points), EV._curves(ev.points)
+    diff = {T: [b - a for a, b in zip(c0[T][2], c1[T][2], strict=True)] for T in c1}
+    acc = {T: [min(a, b) for a, b in zip(c0[T][1], c1[T][1], strict=True)] for T in c1}
+    gap = max(abs(a - b) for T in c1 for a, b in zip(c0[T][1], c1[T][1], strict=True))
+    sc = Scale(ours=f"all {ev.total} points of the paper's grid, seed 1 next to seed 0", paper=sw["paper"])
+    C.check("fig2a-seeds-paper-scale", STATEMENTS["fig2a-seeds-paper-scale"][0], paper="increasing",
+            ours="; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in c[2]) for T, c in c1.items())
+            + f"; largest |accuracy seed 1 − seed 0| {gap:.4f}",
+            ok=all(increasing(c[2], c[1], SATURATED) for c in c1.values()), kind=EXPERIMENT, stable=False, scale=sc,
+            criterion=f"seed 1's count strictly increasing in H at every T, except between two models of accuracy ≥ "
+                      f"{SATURATED} (the seed-0 criterion)",
+            control=Control("the seed difference (seed 1 − seed 0 count at each H) through the same criterion",
+                            passed=all(increasing(diff[T], acc[T], SATURATED) for T in c1)))
+    return {T: (c1[T][0], c0[T][2], c1[T][2]) for T in c1}
+
+
+# ---- the page ---------------------------------------------------------------------------------------------------
+def figure(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None:
+    """The stored panels (only those whose run is complete)."""
+    panels = [k for k, v in (("2b", fig2b), ("2c", fig2c), ("4", fig4), ("5a", fig5), ("5b", fig5)) if v]
+    if not panels:
+        return
+    _, axes = plots.subplots(1, len(panels), width=3.4 * len(panels), height=3.0)
+    for ax, k in zip(axes, panels, strict=False):
+        if k == "2b":
+            for i, (T, (ns, _, acc)) in enumerate(fig2b.items()):
+                ax.plot(ns, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"T = {T:,}")
+            ax.set(xlabel="context size n", ylabel="best accuracy", title="Fig. 2(b), H = 20")
+        elif k == "2c":
+            ax.plot(list(fig2c), list(fig2c.values()), marker="o")
+            ax.axvline(32, color="k", ls=":", lw=1)
+            ax.set(xlabel="d_h", ylabel="best accuracy", title="Fig. 2(c), H = 30, n = 32")
+        elif k == "4":
+            Hs, mem, _ = fig4["H"]
+            ax.plot(Hs, mem, marker="o", label="ours")
+            ax.set(xlabel="heads H", ylabel="memorized count", title="Fig. 4, per-example contexts")
+        else:
+            key = "H" if k == "5a" else "n"
+            ax.semilogy(*fig5[key], marker="o")
+            ax.set(xlabel=key, ylabel="training MSE", title=f"Fig. 5({k[1]}), regression")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6)
+
+
+ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k, ≥ 50k steps",
+         "memorization increases monotonically with n", ["fig2b-monotone-paper-scale", "fig2b-n1-paper-scale"]),
+        ("Fig. 2(c)", "fig2c", "d = 64, n = 32, H = 30, d_h = 10..64, T = 10k..20k, 300k steps",
+         "increasing in d_h up to n, no benefit beyond", ["fig2c-up-to-n-paper-scale", "fig2c-no-gain-paper-scale"]),
+        ("Fig. 4", "fig4", "per-example contexts, d = 64, n = 32, H = 1..60, T = 30k..130k (and an n panel)",
+         "linearity in H remains; linearity in n weakened", ["fig4-linear-paper-scale", "fig4-context-paper-scale"]),
+        ("Fig. 5", "fig5", "regression, d = 64, H = 1..60 (T = 10k..30k), n = 1..60 (T = 10k..25k), ≥ 50k steps",
+         "the same monotonicity in H and n as Fig. 2",
+         ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"]),
+        ("Fig. 2(a), seed 1", "fig2a-seed1", "the grid of Fig. 2(a) (the paper's seeds: not stated)",
+         "linear, increasing in H", ["fig2a-seeds-paper-scale"])]
+
+
+def table(C: Claims) -> str:
+    """Markdown: per figure, the paper's setting and statement (it prints no per-point values) beside our stored
+    subset, its cost and our verdicts."""
+    sws = store.sweeps(CHAPTER)
+    head = ("| figure | paper: setting | paper: statement | ours: stored subset | CPU-hours | ours: verdicts |\n"
+            "|---|---|---|---|---|---|\n")
+    rows = []
+    for fig, name, setting, statement, ids in ROWS:
+        sw, ev = sws[name], store.load(CHAPTER, name)
+        h = ev.cpu_hours if ev.complete else len(sw["points"]) * sw["cost_s"] / 3600
+        rows.append(f"| {fig} | {setting} | {statement} | {sw['what'].split(': ', 1)[-1]} ({len(ev.points)}/{ev.total} "
+                    f"stored) | {h:.2f}{'' if ev.complete else ' (estimated)'} | "
+                    + "; ".join(f"`{i}` {C.claims[i].verdict}" for i in ids if i in C.claims) + " |")
+    return head + "\n".join(rows)
+
+
+def report(C: Claims) -> str:
+    """Read, draw and judge every stored subset (module docstring); returns the Markdown table of the paper's
+    statements beside ours."""
+    b, c, f4, f5 = report_fig2b(C), report_fig2c(C), report_fig4(C), report_fig5(C)
+    report_fig2a_seed1(C)
+    figure(b, c, f4, f5)
+    return table(C)
