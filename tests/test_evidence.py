@@ -3,7 +3,8 @@
 * every stored sweep is checked without training: not stale (else the refresh command is printed), no point
   edited by hand (each point's digest), no point outside the declared grid;
 * a deterministic sample of work units is re-trained with today's code and compared within each sweep's
-  stated tolerance (``verify`` in its declaration: aot-memorization exp6 and exp2, one unit each, ~1 CPU-minute;
+  stated tolerance (``verify`` in its declaration: aot-memorization exp6 and exp2 and depth-width lm-transition, one
+  unit each, ~1.5 CPU-minutes;
   the mha-memorization Fig. 2(a) unit costs ~20 CPU-minutes and is checked by digest and fingerprint only);
 * on a temporary copy of the store: a hand-edited number, a resealed (consistently edited) number, a changed
   recipe and a changed code fingerprint each make the checks fail with a clear message.

@@ -7,7 +7,8 @@ with keys ``fn`` (the training function of :func:`lib.engine.sweep.run`), ``poin
 ``config`` (the recipe: passed to ``fn`` as keyword arguments and hashed into the fingerprint), ``cost_s``
 (measured CPU-seconds per point, for ``--list``), ``budget_h`` (CPU-hours allowed), ``claims`` (the claim
 ids it feeds), ``what`` (one line), ``paper`` (the paper's scale) and ``verify`` (``fields``: {result key:
-absolute tolerance}, ``units``: how many work units the test re-trains; None: too costly to re-train).
+absolute tolerance}, ``units``: how many work units the test re-trains, ``points``: optionally, which (cheap)
+points; None: too costly to re-train).
 
 ``python -m lib evidence <chapter> [<name> ...]`` runs them on :func:`lib.engine.sweep.run` into
 ``book/evidence/<chapter>/<name>/points-<fingerprint>/`` (one JSON file per finished point, written as it
@@ -350,7 +351,12 @@ def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
 
 
 def sample_units(sw: dict, rows: list[dict], k: int) -> list[list[dict]]:
-    """``k`` work units of stored points, chosen deterministically (hash of the sweep's name)."""
+    """``k`` work units of stored points, chosen deterministically (hash of the sweep's name), or the stored ones
+    among the points the declaration names (``verify["points"]``: cheap units of a costly sweep), one unit each."""
+    pick = (sw.get("verify") or {}).get("points")
+    if pick:
+        have = {sweep.point_key({k_: r[k_] for k_ in sw["points"][0]}) for r in rows}
+        return [[p] for p in pick if sweep.point_key(p) in have][:k]
     keys = set(sweep.point_key(p) for p in sw["points"])
     pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
     pts = [p for p in pts if sweep.point_key(p) in keys]

