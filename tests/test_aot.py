@@ -325,7 +325,7 @@ def test_stored_exp1_reads_a_grid_and_is_not_run_without_one():
     C = claims.Claims("aot-memorization", "test")
     none = Evidence("aot-memorization", "exp1", points=[], manifest={}, total=154, reason="no stored run")
     stored.exp1(C, {"exp1": none})                          # nothing stored: every claim not run, with the command
-    assert [r["verdict"] for r in C.records()] == [claims.NOT_RUN] * len(stored.EXP1_IDS)
+    assert [r["verdict"] for r in C.records()] == [claims.NOT_RUN] * len(stored.EXP1_IDS + stored.EXP1_EQ2_IDS)
     pts = [dict(variant="official", N=50, d=d, dh=d, H=H, rep=0, running_acc=y, table_acc=y - 0.1, cpu_s=1.0,
                 flops_per_step=1.0, steps=1)
            for d, ys in aot.PAPER["exp1"].items() for H, y in zip(aot.PAPER["exp1_H"], ys, strict=True)]
@@ -335,3 +335,81 @@ def test_stored_exp1_reads_a_grid_and_is_not_run_without_one():
     got = {r["id"]: r["verdict"] for r in C.records()}
     assert got["exp1-vs-paper-paper-scale"] == claims.HOLDS          # identical numbers; the other metric is 0.1 off
     assert got["exp4-exponent-paper-scale"] == claims.HOLDS and got["exp4-cubic-v1-paper-scale"] == claims.FAILS
+
+
+# ----------------------------------------------------------------------------------------------
+# the sweeps declared for the paper's scale (issue 15): v1's protocol, App. B.1, Exp. 5 at N = 70, Exp. 1's seeds
+# ----------------------------------------------------------------------------------------------
+NEW_SWEEPS = ["v1", "b1-fig6", "b1-fig5", "exp5-n70", "exp5-n70-mlp", "exp5-n70-eq2"]
+
+
+def test_new_sweeps_declare_the_papers_grids_and_recipes():
+    from lib.book import evidence as E
+    sws = E.sweeps("aot-memorization")
+    v1 = sws["v1"]["config"]["recipe"]                     # the v1 code: Adam 1e-3 constant, 10 x 1000 batches of 1024
+    assert (v1["lr"], v1["lr_end"], v1["batch"], v1["batches_per_epoch"] * v1["epochs"]) == (1e-3, 1e-3, 1024, 10_000)
+    assert len(sws["v1"]["points"]) == 77 and len(sws["b1-fig6"]["points"]) == 11 and len(sws["b1-fig5"]["points"]) == 18
+    assert {p["N"] for s in ("b1-fig6", "b1-fig5") for p in sws[s]["points"]} == {200}
+    assert sws["exp5-n70-mlp"]["config"]["recipe"]["lr_end"] == 1e-4 and sws["exp5-n70"]["config"]["recipe"]["lr_end"] == 5e-4
+    assert sorted(p["width"] for p in sws["exp5-n70-mlp"]["points"] if p["d"] == 7) == [14 * (H - 1) for H in range(1, 32, 5)]
+    ex1 = sws["exp1"]                                      # more seeds and the eq. (2) model, same training code
+    assert {p["rep"] for p in ex1["points"]} == {0, 1, 2} and {p["variant"] for p in ex1["points"]} == {"official", "paper"}
+    fp = {E.fingerprint(sws[n]) for n in ("exp1", "exp2", "exp3", "exp6")}
+    assert len(fp) == 1                                    # the stored sweeps keep one code fingerprint
+
+
+@pytest.mark.parametrize("name", NEW_SWEEPS)
+def test_new_sweep_trains_a_few_steps(name):
+    """Each new sweep's training function on one point of its grid for 2 steps: a sealed result per point."""
+    from lib.book import evidence as E
+    sw = E.sweeps("aot-memorization")[name]
+    p = min(sw["points"], key=lambda q: (q["d"], q["H"], q.get("width", 0)))
+    out = []
+    sw["fn"]([p], lambda q, r: out.append(r), dict(sw["config"]["recipe"], batches_per_epoch=2, epochs=1),
+             sw["config"]["data_seed"])
+    assert len(out) == 1 and out[0]["steps"] == 2 and 0 <= out[0]["table_acc"] <= 1 and len(out[0]["digest"]) == 16
+
+
+def _csv_evidence(name, value):
+    """A sweep's declared grid with each point's accuracy from ``value(point)`` (running, full-table)."""
+    from lib.book import evidence as E
+    from lib.book.evidence import Evidence
+    pts = [dict(p, running_acc=value(p)[0], table_acc=value(p)[1], cpu_s=1.0) for p in E.sweeps("aot-memorization")[name]["points"]]
+    return Evidence("aot-memorization", name, points=pts, manifest={"sessions": [{"date": "2000-01-01"}]}, total=len(pts))
+
+
+def test_stored_new_sweeps_judge_the_papers_own_numbers():
+    """Fed the paper's own CSV as the stored run, the vs-paper claims hold and their controls fail; nothing stored:
+    every claim is not run, with its cost and command."""
+    from lib.book.evidence import Evidence
+    from lib.chapters.aot_memorization import stored
+    from lib.core import claims, plots
+    plots.setup()
+    P = aot.PAPER
+    def v1(p):
+        y = P["exp1_v1"][p["d"]]
+        a = y[(p["H"] - 1) // 5] if (p["H"] - 1) // 5 < len(y) else 1.0
+        return a, a - 0.1
+    t5 = lambda p: P["exp5"][p["d"]]["mlp"][p["width"] // (2 * p["d"]) // 5] if p.get("mlp") else \
+        P["exp5"][p["d"]]["aot"][P["exp5_H"].index(p["H"])]
+    evs = {"v1": _csv_evidence("v1", v1),
+           "b1-fig6": _csv_evidence("b1-fig6", lambda p: (P["b1_exp2"][P["b1_exp2_dh"].index(p["dh"])],) * 2),
+           "b1-fig5": _csv_evidence("b1-fig5", lambda p: (P["b1_exp1"][p["d"]][P["b1_exp1_H"].index(p["H"])], 0.0)),
+           **{n: _csv_evidence(n, lambda p: (t5(p), t5(p))) for n in ("exp5-n70", "exp5-n70-mlp", "exp5-n70-eq2")}}
+    C = claims.Claims("aot-memorization", "test")
+    for f in (stored.v1, stored.b1_fig6, stored.b1_fig5, stored.exp5):
+        f(C, evs)
+    got = {r["id"]: r["verdict"] for r in C.records()}
+    for cid in ("v1-protocol", "v1-exponent", "appB1-exp1-vs-paper", "appB1-exp1-linear", "appB1-exp4-exponent",
+                "exp5-aot-vs-paper-paper-scale", "exp5-mlp-better-v2-paper-scale"):
+        assert got[cid] == claims.HOLDS, cid
+    for cid in ("v1-cubic", "appB1-exp4-quadratic", "appB1-exp2-linear", "exp5-same-scaling-v1-paper-scale"):
+        assert got[cid] == claims.FAILS, cid              # the paper's own data fail these statements
+    assert got["appB1-exp2-vs-paper"] == claims.NOT_DISCRIMINATING     # the same numbers as both metrics
+    C = claims.Claims("aot-memorization", "test")
+    none = {n: Evidence("aot-memorization", n, total=1, reason="not run yet") for n in NEW_SWEEPS}
+    for f in (stored.v1, stored.b1_fig6, stored.b1_fig5, stored.exp5):
+        f(C, none)
+    recs = C.records()
+    assert recs and all(r["verdict"] == claims.NOT_RUN and "CPU-hours" in r["criterion"] and "python -m lib evidence" in r["criterion"]
+                        for r in recs)
