@@ -110,13 +110,68 @@ def load(path: str = STORED) -> dict | None:
         return None
 
 
-def reason(costs: dict | None, names: list[str], what: str) -> str:
-    """A not-run reason quoting the measured CPU-hours of the grids ``names``."""
+def reason(costs: dict | None, names: list[str], what: str, extra: str = "") -> str:
+    """A not-run reason quoting the measured CPU-hours of the grids ``names`` (and ``extra``, e.g. an estimate)."""
     if not costs:
-        return f"{what}; its cost is not measured (run benchmarks/aot-memorization.py --costs)"
+        return f"{what}; its cost is not measured (run benchmarks/aot-memorization.py --costs)" + (f"; {extra}" if extra else "")
     gs = costs["grids"]
     parts = ", ".join(f"{n}: {gs[n]['cpu_hours']:.1f} ({gs[n]['models']} models)" for n in names)
     total = sum(gs[n]["cpu_hours"] for n in names)
     return (f"{what}: {total:.1f} CPU-hours at one torch thread ({parts}; measured {costs['date']} by "
             "benchmarks/aot-memorization.py --costs from probes of 4 and 8 steps of the chapter's training functions, "
-            "an estimate that varies by tens of percent on a shared CPU)")
+            "an estimate that varies by tens of percent on a shared CPU)" + (f"; {extra}" if extra else ""))
+
+
+# ----------------------------------------------------------------------------------------------
+# Grids nobody has probed: scaled estimates from the measured ones (stated as estimates on the page)
+# ----------------------------------------------------------------------------------------------
+def mlp_over_aot(costs: dict) -> float:
+    """The MLP Transformer's cost over the official AoT's on the same Exp. 5 grid (N = 70, measured): the factor by
+    which the estimates below scale an AoT grid's measured cost to its MLP counterpart."""
+    gs = costs["grids"]
+    return gs["MLP Transformer"]["cpu_hours"] / gs["AoT, official model"]["cpu_hours"]
+
+
+def appendix_b1_fig7_grids() -> list[Grid]:
+    """App. B.1 / Fig. 7 (Exp. 5 at N = 200, d = 50), one seed: the official AoT (H = 1, 3, ..., 11, the same
+    models as Fig. 5's d = 50 row) and the MLP Transformer (one head, widths 0, 4d, ..., 20d = 2d(H - 1)), B.1's
+    recipe (4096 steps of batch 1024), the MLP's learning rate decaying to 1e-4 as at N = 70 (an assumption)."""
+    R = AT.Recipe(batch=1024, batches_per_epoch=64, epochs=64)
+    return [Grid("Fig. 7 (Exp. 5), AoT", 200, tuple((50, 50, H) for H in range(1, 12, 2)), R, reps=1),
+            Grid("Fig. 7 (Exp. 5), MLP Transformer", 200, tuple((50, 50, 1, 2 * 50 * (H - 1)) for H in range(1, 12, 2)),
+                 replace(R, lr_end=1e-4), mlp=True, reps=1)]
+
+
+# grid_hours(g) of appendix_b1_fig7_grids(), one seed each, measured once (2026-11-24, one torch thread on the
+# project's 2-core EPYC, shared with an evidence run); benchmarks/aot-memorization.py --costs does not cover Fig. 7.
+FIG7_MEASURED = {"Fig. 7 (Exp. 5), AoT": 0.219, "Fig. 7 (Exp. 5), MLP Transformer": 0.102}
+
+
+def fig7_estimate(costs: dict | None = None, seeds: int = 5) -> str:
+    """The not-run reason's cost and how-to for App. B.1 / Fig. 7 (``costs`` unused: Fig. 7 was probed apart)."""
+    aot, mlp = FIG7_MEASURED["Fig. 7 (Exp. 5), AoT"], FIG7_MEASURED["Fig. 7 (Exp. 5), MLP Transformer"]
+    return (f"{seeds * (aot + mlp):.1f} CPU-hours for the paper's {seeds} seeds ({aot + mlp:.2f} for one: the AoT side "
+            f"{aot:.2f}, the MLP side {mlp:.2f}), measured once by costs.grid_hours on costs.appendix_b1_fig7_grids() "
+            "(probes of 4 and 8 steps, one torch thread, a shared CPU: tens of percent); to run it, declare a sweep like "
+            "exp5-n70-mlp at N = 200, d = 50 with B.1's recipe (4096 steps of batch 1024, the MLP's learning rate "
+            "decaying to 1e-4 as at N = 70, an assumption) in an evidence module of the chapter, then `python -m lib "
+            "evidence aot-memorization <sweep>`; the AoT side is the sweep b1-fig5's d = 50 row")
+
+
+def fig10_estimate(costs: dict | None) -> str:
+    """App. B.2 / Fig. 10 (Exp. 5 with 3 layers, N = 70, widths 0..40d in steps of 8d, i.e. H = 1, 5, ..., 21 heads
+    per layer, d = 7, 10, 13 assumed as in Exp. 5): estimated from Fig. 8's measured grid (the same deep AoTs) and
+    :func:`mlp_over_aot` for the deep MLP side."""
+    how = ("the deep AoTs are Fig. 8's (declare DeepAoT points dict(N, d, H, L = 3, rep) with deep.train_points in an "
+           "evidence module; Fig. 9 varies d_h, which deep.train_points does not pass yet); the deep MLP Transformer "
+           "has no family in the chapter and must be written first")
+    if not costs:
+        return f"Fig. 10 (depth, Exp. 5): cost neither measured nor estimated; {how}"
+    g8 = costs["grids"]["Fig. 8 (depth, Exp. 1)"]["cpu_hours"]
+    r70 = mlp_over_aot(costs)
+    r200 = FIG7_MEASURED["Fig. 7 (Exp. 5), MLP Transformer"] / FIG7_MEASURED["Fig. 7 (Exp. 5), AoT"]
+    lo, hi = sorted((g8 * r70, g8 * r200))
+    return (f"Fig. 10 (depth, Exp. 5), estimated, not measured: {g8 + lo:.0f} to {g8 + hi:.0f} CPU-hours ({g8:.1f} for its "
+            f"deep AoTs, Fig. 8's grid, plus {lo:.0f} to {hi:.0f} for the deep MLP Transformers: Fig. 8's cost times the "
+            f"one-layer MLP/AoT cost ratio, measured as {r70:.1f}x on Exp. 5 at N = 70 and {r200:.2f}x on Fig. 7 at "
+            f"N = 200); to run Figs. 8-10: {how}")
