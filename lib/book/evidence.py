@@ -353,12 +353,12 @@ def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
 def sample_units(sw: dict, rows: list[dict], k: int) -> list[list[dict]]:
     """``k`` work units of stored points, chosen deterministically (hash of the sweep's name), or the stored ones
     among the points the declaration names (``verify["points"]``: cheap units of a costly sweep), one unit each."""
+    pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
     pick = (sw.get("verify") or {}).get("points")
     if pick:
-        have = {sweep.point_key({k_: r[k_] for k_ in sw["points"][0]}) for r in rows}
+        have = {sweep.point_key(p) for p in pts}
         return [[p] for p in pick if sweep.point_key(p) in have][:k]
     keys = set(sweep.point_key(p) for p in sw["points"])
-    pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
     pts = [p for p in pts if sweep.point_key(p) in keys]
     us = sorted(sweep.units(pts, sw["group_by"]), key=lambda u: sweep.point_key(u[0]))
     if not us:

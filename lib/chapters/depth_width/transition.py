@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from lib.chapters.depth_width import fit as F
-from lib.core.claims import EXPERIMENT, FAILS, FINDING, HOLDS, NOT_RUN, Claims, Scale
+from lib.core.claims import EXPERIMENT, FAILS, FINDING, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims, Scale
 
 CHAPTER, MAIN, FLOPS = "depth-width", "lm-transition", "lm-transition-flops"
 
@@ -140,8 +140,8 @@ def claims(C: Claims, ev, ev_flops, pairs=((1, 2), (2, 4))) -> dict:
     """Record the CPU-scale transition claims from the stored sweeps; returns the per-pair analysis."""
     from lib.chapters.depth_width import evidence_lm as E
     pts, need = ev.points, len(E.SEEDS)
-    complete = ev.complete and all(len(c.loss_s) == need == len(c.loss_d) for a, b in pairs for c in cells(pts, a, b))
     out = {p: dict(cells=cells(pts, *p)) for p in pairs}
+    complete = ev.complete and all(len(c.loss_s) == need == len(c.loss_d) for o in out.values() for c in o["cells"])
     for o in out.values():
         o["transition"], o["swapped"] = transition(o["cells"]), transition(_swap(o["cells"]))
     if not complete:
@@ -260,7 +260,8 @@ def fit_finding(C: Claims, out: dict) -> dict | None:
             "CPU-scale transition widths (the paper claims nothing at these depths: an extrapolation we test, not a "
             "claim of the paper)",
             paper=", ".join(f"e^(a+b·{L}) = {v:.0f}" for L, v in ext.items()) + f" (a = {pf['a']}, b = {pf['b']})",
-            ours=", ".join(f"L = {L}: {t['width']:g} ± {t['err']:g}" for L, t in tr.items())
+            ours=(", ".join(f"L = {L}: {t['width']:g} ± {t['err']:g}" for L, t in tr.items())
+                  or "no transition found, so no width to compare")
             + (f"; line through them: a = {ab[0]:.2f}, b = {ab[1]:.3f}" if ab else "")
             + "; theory's threshold 3^L: " + ", ".join(f"{3 ** L}" for L in ext),
             ok=bool(tr) and all(inside.values()) and len(tr) == len(out), kind=FINDING, stable=False,
@@ -334,13 +335,15 @@ def summary(C: Claims, out: dict, fitres: dict | None) -> str:
     if K["lm-cpu-transition"].verdict == NOT_RUN:
         return f"the CPU-scale transition sweep (section 6b) is not complete: {K['lm-cpu-transition'].criterion}"
     parts = [f"at CPU scale (section 6b; depth pairs (1, 2) and (2, 4), 3 seeds) the transition "
-             f"{'is found' if K['lm-cpu-transition'].verdict != FAILS else 'is not found'} "
+             f"{ {HOLDS: 'is found', FAILS: 'is not found'}.get(K['lm-cpu-transition'].verdict, 'is not established')} "
              f"({K['lm-cpu-transition'].ours}); the smallest size shows "
              f"{'width-efficiency' if K['lm-cpu-width-efficiency'].verdict == HOLDS else 'no width-efficiency'} "
              f"({K['lm-cpu-width-efficiency'].ours})"]
     if "lm-cpu-compute-matched" in K:
-        parts.append(f"matching training FLOPs {'keeps' if K['lm-cpu-compute-matched'].verdict == HOLDS else 'changes'} "
-                     f"the ranking ({K['lm-cpu-compute-matched'].ours})")
+        cm = K["lm-cpu-compute-matched"]
+        parts.append(f"matching training FLOPs {'changes' if cm.verdict == FAILS else 'keeps'} the ranking ({cm.ours})"
+                     + ("; but the ranking is the same after a quarter of the training, so matching FLOPs "
+                        "could not have changed it: not discriminating" if cm.verdict == NOT_DISCRIMINATING else ""))
     if "lm-cpu-stable" in K:
         parts.append(f"learning curves: {K['lm-cpu-stable'].ours}")
     if fitres:

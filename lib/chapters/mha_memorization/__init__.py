@@ -12,6 +12,7 @@ in Transformers* (ICLR 2024).
 :mod:`~.evidence_fig2a_seed1`  a second seed of Fig. 2(a) (the same training code and recipe);
 :mod:`~.evidence_fig2bc` the stored paper-scale subsets of Fig. 2(b) and 2(c);
 :mod:`~.evidence_fig45` the stored paper-scale subsets of Fig. 4 (per-example contexts) and Fig. 5 (regression);
+:mod:`~.budget`          CPU accounting of those sweeps: per-model CPU shares, costs from measured ms per step;
 :mod:`~.stored`         the stored Fig. 2(a) and Fig. 3 runs read, drawn and judged on the page (no recompute);
 :mod:`~.stored_fig245`  the stored Fig. 2(b), 2(c), 4, 5 subsets and Fig. 2(a)'s second seed, read and judged;
 :mod:`~.plots`          the chapter's figures;

@@ -13,15 +13,15 @@ The recipe is the official one (Adam, lr 1e-3, batch 256, 5% linear warm-up from
 evaluation every 500 steps on the training set, early stop at 100%, the best-loss evaluation's accuracy
 reported), as in :func:`lib.chapters.mha_memorization.evidence.train_points`; this module has its own training
 function because n and d_h vary across points. Its fingerprint covers the model, the engine and this file.
-Costs: probes of 500 steps at one thread (``ms_step``), scaled by the ratio of the stored Fig. 2(a) run's
+Costs: probes of 500 steps at one thread (:func:`~.budget.ms_step`), scaled by the ratio of the stored Fig. 2(a) run's
 throughput at H = 20 to the same probe there (1.07).
 """
 from __future__ import annotations
 
 import importlib
-import time
 
 from lib.chapters.mha_memorization import model as mha_model
+from lib.chapters.mha_memorization.budget import CpuShares, cpu_s
 from lib.engine import train
 
 CHAPTER = "mha-memorization"
@@ -50,36 +50,17 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
     data = mha_model.mha_data(fam, sizes, seeds)
     steps = [max(min_steps, epochs * T // batch) for T in sizes]
     seal = importlib.import_module("lib.book.evidence").seal
-    active, share, last = set(range(len(points))), [0.0] * len(points), [time.process_time()]
+    cpu = CpuShares(len(points))
 
     def done(g: int, r: dict) -> None:
-        now = time.process_time()
-        for a in active:
-            share[a] += (now - last[0]) / len(active)
-        last[0] = now
-        active.discard(g)
+        cpu_g = cpu.finish(g)
         out = {k: r[k] for k in ("steps", "stopped_early", "final_acc", "best_acc", "best_loss", "best_step")}
         out.update(memorized=float(r["best_acc"]) * points[g]["T"], flops_per_step=float(fam.flops(batch)),
-                   family=f"MHA d={d} n={fam.n} H={fam.H} dh={fam.dh} shared", cpu_s=share[g])
+                   family=f"MHA d={d} n={fam.n} H={fam.H} dh={fam.dh} shared", cpu_s=cpu_g)
         report(points[g], seal(points[g], out))
 
     train.train_family(fam, data, seeds=seeds, steps=steps, lr=lr, schedule="warmup_cosine", batch_size=batch,
                        early_stop_acc=1.0, eval_every=eval_every, on_model_done=done, progress=report.progress)
-
-
-def _ms(table: dict[int, float], x: int) -> float:
-    """Linear interpolation of a measured ms-per-step table."""
-    xs = sorted(table)
-    lo = max([k for k in xs if k <= x], default=xs[0])
-    hi = min([k for k in xs if k >= x], default=xs[-1])
-    return table[lo] if hi == lo else table[lo] + (table[hi] - table[lo]) * (x - lo) / (hi - lo)
-
-
-def cost_s(points: list[dict], table: dict[int, float], key: str, recipe: dict) -> float:
-    """Estimated CPU-seconds per point (no early stop): the measured ms per step times the step budget."""
-    tot = sum(_ms(table, p[key]) * max(recipe["min_steps"], recipe["epochs"] * p["T"] // recipe["batch"]) / 1000
-              for p in points)
-    return tot / len(points)
 
 
 POINTS_B = [dict(H=20, n=n, dh=64, T=T, seed=0) for n in CONTEXTS for T in SIZES_B]
@@ -87,13 +68,13 @@ POINTS_C = [dict(H=30, n=32, dh=k, T=T, seed=0) for k in HEAD_DIMS for T in SIZE
 
 SWEEPS = {
     "fig2b": dict(fn=train_points, points=POINTS_B, group_by=["H", "n", "dh"], config=RECIPE_B,
-                  cost_s=round(cost_s(POINTS_B, MS_STEP_B, "n", RECIPE_B), 1), budget_h=1.2,
+                  cost_s=round(cpu_s(POINTS_B, MS_STEP_B, "n", RECIPE_B) / len(POINTS_B), 1), budget_h=1.2,
                   claims=["fig2b-monotone-paper-scale", "fig2b-n1-paper-scale"],
                   what="Fig. 2(b): d = 64, H = 20, d_h = 64, n = 1..60, T = 6k, 10k, 18k (of 6k..18k), official "
                        "recipe (50k steps), one seed",
                   paper="d = 64, H = 20, n = 1..60, T = 6k, 10k, 14k, 18k, max(50k, 500 epochs) steps", verify=None),
     "fig2c": dict(fn=train_points, points=POINTS_C, group_by=["H", "n", "dh"], config=RECIPE_C,
-                  cost_s=round(cost_s(POINTS_C, MS_STEP_C, "dh", RECIPE_C), 1), budget_h=1.3,
+                  cost_s=round(cpu_s(POINTS_C, MS_STEP_C, "dh", RECIPE_C) / len(POINTS_C), 1), budget_h=1.3,
                   claims=["fig2c-up-to-n-paper-scale", "fig2c-no-gain-paper-scale"],
                   what="Fig. 2(c): d = 64, n = 32, H = 30, d_h = 10, 32, 64 (of 10..64), T = 20k (of 10k..20k), "
                        "300k steps, one seed",

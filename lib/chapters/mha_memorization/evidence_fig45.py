@@ -21,9 +21,9 @@ model-step, scaled by 1.07, the stored Fig. 2(a) run's throughput at H = 20 over
 from __future__ import annotations
 
 import importlib
-import time
 
 from lib.chapters.mha_memorization import model as mha_model
+from lib.chapters.mha_memorization.budget import CpuShares, cpu_s
 from lib.engine import train
 
 CHAPTER = "mha-memorization"
@@ -53,40 +53,22 @@ def train_points(points: list[dict], report, d: int, classes: int, lr: float, ba
     data = mha_model.mha_data(fam, sizes, seeds)
     steps = [max(min_steps, epochs * T // batch) for T in sizes]
     seal = importlib.import_module("lib.book.evidence").seal
-    active, share, last = set(range(len(points))), [0.0] * len(points), [time.process_time()]
+    cpu = CpuShares(len(points))
     clf = task == "classification"
 
     def done(g: int, r: dict) -> None:
-        now = time.process_time()
-        for a in active:
-            share[a] += (now - last[0]) / len(active)
-        last[0] = now
-        active.discard(g)
+        cpu_g = cpu.finish(g)
         out = {k: r[k] for k in ("steps", "stopped_early", "final_loss", "best_loss", "best_step")}
         if clf:
             out.update(final_acc=r["final_acc"], best_acc=r["best_acc"],
                        memorized=float(r["best_acc"]) * points[g]["T"])
-        out.update(flops_per_step=float(fam.flops(batch)), cpu_s=share[g],
+        out.update(flops_per_step=float(fam.flops(batch)), cpu_s=cpu_g,
                    family=f"MHA d={d} n={fam.n} H={fam.H} {task} {'shared' if shared else 'per-example'}")
         report(points[g], seal(points[g], out))
 
     train.train_family(fam, data, seeds=seeds, steps=steps, lr=lr, schedule="warmup_cosine", batch_size=batch,
                        early_stop_acc=1.0 if clf else None, eval_every=eval_every, on_model_done=done,
                        progress=report.progress)
-
-
-def ms_step(table: dict[int, float], x: int) -> float:
-    """Linear interpolation of a measured ms-per-step table."""
-    xs = sorted(table)
-    lo = max([k for k in xs if k <= x], default=xs[0])
-    hi = min([k for k in xs if k >= x], default=xs[-1])
-    return table[lo] if hi == lo else table[lo] + (table[hi] - table[lo]) * (x - lo) / (hi - lo)
-
-
-def cpu_s(points: list[dict], table: dict[int, float], key: str, recipe: dict) -> float:
-    """Estimated CPU-seconds of ``points`` (no early stop): the measured ms per step times the step budget."""
-    return sum(ms_step(table, p[key]) * max(recipe["min_steps"], recipe["epochs"] * p["T"] // recipe["batch"]) / 1000
-               for p in points)
 
 
 POINTS_4 = [dict(panel="H", H=H, n=32, T=T_4, seed=0) for H in HEADS_4]
