@@ -343,9 +343,9 @@ def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
 
 
 def test_fig3_paper_claims_judge_the_stored_rows():
-    """The paper-protocol Fig. 3 judging (ledger.fig3_paper_claims) on synthetic rows: capacity bracketed near the
-    paper's T with the heads-swapped control failing; the saturated majority and one-free statistics at T* against
-    the untrained control; each criterion fails when its statistic does."""
+    """The paper-protocol Fig. 3 judging (ledger.fig3_paper_claims) on synthetic rows: the paper's T memorized with the
+    next grid T (the control) not; the saturated majority and one-free statistics at T* against the untrained control;
+    each criterion fails when its statistic does."""
     from lib.chapters.mha_memorization import ledger
     from lib.core import claims
     sc = claims.Scale(ours="synthetic", paper="Fig. 3")
@@ -361,18 +361,84 @@ def test_fig3_paper_claims_judge_the_stored_rows():
         assert got[k].verdict == claims.HOLDS, (k, got[k])
         assert not got[k].control["passed"]
     assert "700" in got["fig3-paper-majority"].ours                 # the run one grid step past T* is printed
+    assert "H=4, T=700: 0.970" in got["fig3-paper-capacity"].control["value"]
     got, _ = judge(sat_frac=0.45)                                   # below half saturated: majority fails
     assert got["fig3-paper-majority"].verdict == claims.FAILS
     assert got["fig3-paper-one-free"].verdict == claims.HOLDS      # every example still has both kinds of head
     got, _ = judge(sat_frac=0.0)                                    # nothing saturated: one-free fails too
     assert got["fig3-paper-one-free"].verdict == claims.FAILS
-    assert not ledger._brackets(dict(T=300, past=400), 550)         # a bracket far below the paper's T
-    assert not ledger._brackets(dict(T=800, past=1000), 550)        # far above
-    assert ledger._brackets(dict(T=300, past=450), 550)             # [300, 450) meets [440, 687.5]
-    got, _ = judge(cap={4: 700, 8: 1300})                           # every T memorized at H = 4: not bracketed
-    assert got["fig3-paper-capacity"].verdict == claims.FAILS
+    got, S = judge(cap={4: 300, 8: 1300})                           # the stored run's shape at H = 4: T* = 300 < 550
+    assert got["fig3-paper-capacity"].verdict == claims.FAILS and S[4]["T"] == 300
+    assert "the paper's T=550 trained to 0.970 (located T*=300" in got["fig3-paper-capacity"].ours
+    got, _ = judge(cap={4: 700, 8: 1700})                           # every T memorized: the paper's T is no maximum
+    assert got["fig3-paper-capacity"].verdict == claims.NOT_DISCRIMINATING
+    got, _ = judge(cap={4: 700, 8: 1300})                           # the rival must hold at every H to pass
+    assert got["fig3-paper-capacity"].verdict == claims.HOLDS
     got, _ = judge(cap={4: None, 8: 1300})                          # nothing memorized at H = 4: not judged
     assert got["fig3-paper-majority"].verdict == claims.NOT_RUN
+    assert got["fig3-paper-capacity"].verdict == claims.FAILS
+
+
+def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
+    """stored.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
+    from lib.book import evidence as store
+    from lib.chapters.mha_memorization import evidence_fig3 as EV3
+    from lib.chapters.mha_memorization import stored
+    rows = _fig3_rows(cap={4: 300, 8: 1300})
+    ev = store.Evidence("mha-memorization", "fig3", points=rows, manifest={"sessions": [{"date": "2026-01-01"}]},
+                        total=len(EV3.SWEEPS["fig3"]["points"]))
+    monkeypatch.setattr(store, "load", lambda *a, **k: ev)
+    text = stored.fig3_cause()
+    assert "T* = 300, not the paper's 550, which trains to accuracy 0.970" in text
+    assert "the one-free criterion passes whatever T" in text          # head 0 free, others saturated on every row
+    assert "at H = 4 the paper finds about 550, our stored run locates T* = 300" in stored.fig3_versus()
+    monkeypatch.setattr(store, "load", lambda *a, **k: store.Evidence("mha-memorization", "fig3", points=rows[:2],
+                        manifest={}, total=len(EV3.SWEEPS["fig3"]["points"])))
+    assert stored.fig3_cause() == "" and "not complete" in stored.fig3_versus()
+
+
+def test_dh_no_gain_margin_follows_the_seed_spread():
+    """fig2c-no-gain: the margin is max(0.05, the largest seed half-range); a +0.03 gain inside a ±0.14 spread passes
+    only as 'below the spread', and the below-n control fails only when its gain exceeds that spread."""
+    from lib.chapters.mha_memorization import ledger
+    from lib.core import claims
+    P = dict(gd_n=8, gd_d=16, gd_steps=800, gd_dh_steps=800, gd_seeds=3)
+
+    def judge(vals):
+        rows = [dict(dh=k, best_acc=a, seed=s) for k, v in vals.items() for s, a in enumerate(v)]
+        C = claims.Claims("mha-memorization", "book")
+        ledger.dh_claims(C, rows, P)
+        return C.claims["fig2c-no-gain"]
+    tight = {1: [0.40, 0.41, 0.42], 4: [0.60, 0.61, 0.62], 8: [0.60, 0.61, 0.62], 16: [0.63, 0.64, 0.65]}
+    c = judge(tight)
+    assert c.verdict == claims.HOLDS and "margin 0.050" in c.ours
+    wide = {**tight, 8: [0.42, 0.56, 0.70]}                         # ±0.14 at d_h = n
+    c = judge(wide)
+    assert "margin 0.140" in c.ours and c.verdict == claims.HOLDS  # the below-n gain, +0.20, is resolved
+    wider = {**wide, 1: [0.30, 0.55, 0.80]}                         # ±0.25: below-n gain no longer resolved
+    assert judge(wider).verdict == claims.NOT_DISCRIMINATING
+
+
+def test_head_claims_are_sanity_and_claim2_is_judged_at_the_proofs_c():
+    from lib.chapters.mha_memorization import ledger
+    from lib.core import claims
+    rng = np.random.default_rng(11)
+    d, n, H = 9, 4, 3
+    runs = []
+    for dh in (2, 4):
+        T = H * (min(n, dh) - 1) + 1
+        E, e = mha.uniform_data(T, n, d, rng)
+        runs.append(dict(mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, dh, 1, rng), n=n, d_h=dh))
+    C = claims.Claims("mha-memorization", "book")
+    ledger.head_claims(C, runs)
+    for k in ("prop1-dh", "claim2-saturation"):
+        assert C.claims[k].kind == claims.SANITY and C.claims[k].verdict == claims.HOLDS, C.claims[k]
+    k = sum(bool(r["c"]) for r in runs)                              # constructions with a saturating head
+    assert k >= 1 and C.claims["claim2-saturation"].ours.startswith(f"{k}/{k} at c from")
+    broken = [dict(r, sat_ok=False) for r in runs]                   # the proof's c falls short: the check says so
+    C2 = claims.Claims("mha-memorization", "book")
+    ledger.head_claims(C2, broken)
+    assert C2.claims["claim2-saturation"].verdict == claims.FAILS
 
 
 def test_stored_fig3_reader_partial_and_complete(monkeypatch):

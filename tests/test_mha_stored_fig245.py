@@ -136,3 +136,50 @@ def test_seed1_waits_for_seed0(monkeypatch):
     C, _ = _judge(monkeypatch, stores)
     c = C.claims["fig2a-seeds-paper-scale"]
     assert c.verdict == claims.NOT_RUN and "seed-0 run is not complete" in c.criterion
+
+
+def test_reversed_controls_pass_on_falling_or_saturated_sequences(monkeypatch):
+    """The monotone claims' control is the same sequence in the reversed order of the swept parameter: it fails on the
+    paper's shapes, passes when the trend goes the other way, and passes with the claim (not discriminating) when
+    every model is saturated."""
+    good = _shapes(True)
+    C, _ = _judge(monkeypatch, good)
+    for i in ("fig2b-monotone-paper-scale", "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
+        assert not C.claims[i].control["passed"] and "reversed" in C.claims[i].control["description"], i
+    saturated = dict(good, fig2b=[dict(p, best_acc=1.0, memorized=float(p["T"])) for p in good["fig2b"]],
+                     fig5=[dict(p, best_loss=1e-6) for p in good["fig5"]])
+    C, _ = _judge(monkeypatch, saturated)
+    for i in ("fig2b-monotone-paper-scale", "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
+        assert C.claims[i].verdict == claims.NOT_DISCRIMINATING, (i, C.claims[i])
+    falling = dict(good, fig2b=[dict(p, best_acc=0.5 / p["n"], memorized=0.5 / p["n"] * p["T"]) for p in good["fig2b"]],
+                   fig5=[dict(p, best_loss=0.01 * p[p["panel"]]) for p in good["fig5"]])
+    C, _ = _judge(monkeypatch, falling)
+    for i in ("fig2b-monotone-paper-scale", "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
+        assert C.claims[i].verdict == claims.FAILS and C.claims[i].control["passed"], (i, C.claims[i])
+
+
+def test_not_run_claims_state_their_declared_criterion(monkeypatch):
+    C, _ = _judge(monkeypatch, {})
+    for i in S.STATEMENTS:
+        crit = C.claims[i].criterion
+        assert crit.startswith(f"criterion (declared): {S.CRITERIA[i]}"), (i, crit)
+        assert "python -m lib" in crit, (i, crit)
+    assert "√n" in C.claims["fig4-context-paper-scale"].criterion
+    assert "none of 24 points stored" in S.status()
+
+
+def test_fig2a_monotone_control_is_the_reversed_order(monkeypatch):
+    from lib.chapters.mha_memorization import stored
+    pts = _shapes(True)["fig2a"]
+    ev = store.Evidence("mha-memorization", "fig2a", points=pts, total=len(pts),
+                        manifest={"sessions": [{"date": "2026-01-01"}]})
+    monkeypatch.setattr(store, "load", lambda *a, **k: ev)
+    C = claims.Claims("mha-memorization", "book")
+    stored.report(C)
+    c = C.claims["fig2a-monotone-paper-scale"]
+    assert c.verdict == claims.HOLDS and not c.control["passed"] and "reversed steps fail" in c.control["value"]
+    flat = [dict(p, best_acc=1.0, memorized=float(p["T"])) for p in pts]            # every model saturated
+    ev = store.Evidence("mha-memorization", "fig2a", points=flat, total=len(pts), manifest={"sessions": [{"date": "x"}]})
+    C = claims.Claims("mha-memorization", "book")
+    stored.report(C)
+    assert C.claims["fig2a-monotone-paper-scale"].verdict == claims.NOT_DISCRIMINATING

@@ -251,15 +251,18 @@ def report(C, P: dict) -> dict:
             control=Control("the same data and initial K/Q with the key/query weights frozen (best values)",
                             gd_ok(fro), ", ".join(f"T={T}: {fro[T]}/{seeds}" for T in beyond)))
     top = max((T for T in Ts if gdw[T] > 0), default=0)
-    st = "Where GD's exact memorization stops on eqs. (1)-(6): between Prop. 2's B and the layer's effective " \
-         "parameter count H((n−1)d+n)"
+    st = "Where GD's exact memorization stops on eqs. (1)-(6) at this budget: above Prop. 2's B and inside the grid " \
+         "(the parameter count H((n−1)d+n) is the ceiling left, untested when the grid ends below it)"
     if not sc.enough:
         C.not_run("eq16-gd-ceiling", st, kind=FINDING, paper="(no statement)", reason=sc.why)
     else:
         C.check("eq16-gd-ceiling", st, kind=FINDING, paper="(no statement)",
-                ours=f"largest T fitted by some draw: {top} = {top / B:.1f} B (B = {B}; parameter count {Peff}; "
-                f"{steps} steps)", ok=B < top < Peff, stable=False,
-                criterion="B < largest fitted T < H((n−1)d+n)")
+                ours=f"largest T fitted by some draw: {top} = {top / B:.1f} B (B = {B}); the grid's largest T: {max(Ts)} "
+                f"= {max(Ts) / B:.1f} B, {'below' if max(Ts) < Peff else 'at or above'} the parameter count {Peff} "
+                f"({steps} steps)", ok=B < top < max(Ts), stable=False,
+                criterion="B < largest fitted T < the grid's largest T (GD's stopping point is bracketed by the grid; "
+                          "the first version's upper bound, H((n−1)d+n), lay above every T of the grid and could not "
+                          "fail)")
     sat = lambda key: [float((r[key] > 0.99).mean()) for r in rows                               # noqa: E731
                        if r["kind"] == "trained K/Q" and r["T"] == top and r["memorized"]]
     if top:
@@ -282,15 +285,23 @@ def report(C, P: dict) -> dict:
     big = [k for k in dhs if k > n]
     if n in dhs and big:
         ratio = {k: paired_ratio(sp, (k, 0), (n, 0), steps) for k in big}
+        of_medians = {k: med[k] / max(med[n], 1.0) for k in big}
         noise = paired_ratio(sp, (n, 1), (n, 0), steps)
         faster = lambda r: bool(r <= 2 / 3)                                                 # noqa: E731
+        print("App. A, the two statistics (a run that never fits counts " + f"{2 * steps} steps): " + ", ".join(
+              f"d_h={k}: median of the per-draw ratios ×{ratio[k]:.2f} ({'≤' if faster(ratio[k]) else '>'} 2/3, the "
+              f"criterion), ratio of the medians {med[k]:.0f}/{med[n]:.0f} = ×{of_medians[k]:.2f} "
+              f"({'≤' if faster(of_medians[k]) else '>'} 2/3, not the criterion)" for k in big))
         C.check("appA-dh-speed", "App. A: d_h > n speeds up optimization (tested on eqs. (1)-(6), shared context)",
                 kind=EXPERIMENT, paper="'large d_h (beyond n) can generally improve optimization speed'",
-                ours=", ".join(f"d_h={k}: ×{ratio[k]:.2f}" for k in big) + f" the steps of d_h = n = {n}",
+                ours=", ".join(f"d_h={k}: ×{ratio[k]:.2f} (median of per-draw ratios; the ratio of the median steps "
+                               f"is ×{of_medians[k]:.2f})" for k in big) + f" the steps of d_h = n = {n}",
                 ok=all(faster(ratio[k]) for k in big), stable=False,
                 scale=replace(sc, ours=f"{sc.ours.rsplit(',', 1)[0]}, {nd} paired draws, T = 2B = {T_dh}"),
                 criterion="median over draws (same data and initial weights) of steps(d_h) / steps(d_h = n) ≤ 2/3 "
-                          "at every d_h > n",
+                          f"at every d_h > n, a run that never fits counting {2 * steps} steps. The statistic as first written, kept: "
+                          "the pairing cancels the draw-to-draw spread of data and initial weights, which the ratio of "
+                          "the two medians (printed beside it, not judged) does not",
                 control=Control("seed noise: d_h = n from a second initial draw against the first, same criterion",
                                 faster(noise), f"×{noise:.2f}"))
     return dict(rows=rows, speed=sp, fig=fig, B=B, top=top)

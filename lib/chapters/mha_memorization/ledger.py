@@ -6,11 +6,15 @@ protocol from the stored runs (:func:`fig3_paper_claims`), and Theorem 1's grid 
 Each trained claim is an ``experiment`` with its :class:`~lib.core.claims.Scale` (ours next to the paper's)
 and a control that runs the same criterion on the closest wrong alternative:
 
-* monotone trends (Spearman ≥ 0.7): the same criterion on *seed noise*, the difference between two seeds at
-  each x (a flat truth plus noise; it needs ≥ 2 seeds);
+* monotone trends (Spearman ≥ 0.7, a trend: ``ours`` counts the steps against it): the same criterion on *seed
+  noise*, the difference between two seeds at each x (a flat truth plus noise; it needs ≥ 2 seeds);
 * Fig. 2(a)'s line: the same fit code on the rival curves H², √H and log H, and the winner must be the
   line with R² ≥ 0.9 (:func:`curve_r2`, :func:`wins`);
-* endpoint comparisons: the same inequality with the endpoints swapped or on the other side of n.
+* endpoint comparisons: the same inequality with the endpoints swapped or on the other side of n; Fig. 2(c)'s
+  no-gain claim uses a margin of at least the seed spread (a null claim must not pass on unresolved differences).
+
+Checks that restate what the construction guarantees by algebra (the head ranks, Claim 2 at the c of our completed
+proof) are ``sanity``, shown but not counted as evidence.
 
 Below the smallest scale at which a trained claim means anything (:func:`gd_scale`: fewer than
 ``MIN_STEPS`` steps), the verdict is "not run at this preset", never "does not hold". With one seed the
@@ -23,7 +27,7 @@ import math
 import numpy as np
 
 from lib.chapters.mha_memorization import gd as mha_gd
-from lib.core.claims import EXPERIMENT, FINDING, THEOREM, Claims, Scale
+from lib.core.claims import EXPERIMENT, FINDING, SANITY, THEOREM, Claims, Scale
 
 MIN_STEPS = 400        # below this many steps no trained claim means anything (the smoke preset runs 60)
 RIVALS = {"H": lambda x: x, "H²": lambda x: x ** 2, "√H": np.sqrt, "log H": np.log}
@@ -89,12 +93,24 @@ def budget(P: dict, T: int) -> int:
     return max(P["gd_steps"], P["gd_epochs"] * T // (P["gd_batch"] or T) if P["gd_epochs"] else 0)
 
 
+def against(d: dict, sign: int) -> int:
+    """The number of consecutive steps of ``d`` (sorted by x) that go strictly against the trend's sign."""
+    v = list(d.values())
+    return sum(sign * (b - a) < 0 for a, b in zip(v, v[1:], strict=False))
+
+
 def _trend(C: Claims, id_: str, statement: str, paper: str, d: dict, noise: dict, sign: int, sc: Scale, what: str):
-    """A monotone trend: sign·Spearman ≥ 0.7, with the seed-noise control through the same criterion."""
+    """A monotone trend: sign·Spearman ≥ 0.7, with the seed-noise control through the same criterion. A rank
+    correlation of 0.7 allows steps against the trend; ``ours`` counts them, so the claim says 'trend', not
+    'monotone'."""
     r, rn = rho(d), rho(noise)
     ok = lambda v: bool(math.isfinite(v) and sign * v >= 0.7)
-    return C.check(id_, statement, paper=paper, ours=f"ρ={r:.2f}", ok=ok(r), kind=EXPERIMENT, stable=False,
-                   criterion=f"{'' if sign > 0 else '−'}Spearman({what}) ≥ 0.7", scale=sc,
+    fmt = ".3f" if max(abs(x) for x in d.values()) < 10 else ".0f"
+    return C.check(id_, statement, paper=paper, ok=ok(r), kind=EXPERIMENT, stable=False,
+                   ours=f"ρ={r:.2f}; means " + " ".join(format(x, fmt) for x in d.values()) +
+                        f" ({against(d, sign)} of {len(d) - 1} steps against the trend, ties not counted)",
+                   criterion=f"{'' if sign > 0 else '−'}Spearman({what}) ≥ 0.7: a trend, not step-by-step "
+                             "monotonicity (the steps against it are counted in 'ours')", scale=sc,
                    control=("seed noise: the same criterion on seed 0 − seed 1 at each point", ok(rn),
                             f"ρ={rn:.2f}" if math.isfinite(rn) else "n/a (fewer than 2 seeds or 3 points)"))
 
@@ -159,7 +175,9 @@ def context_claims(C: Claims, rows: list, P: dict) -> None:
 
 
 def dh_claims(C: Claims, rows: list, P: dict) -> None:
-    """Fig. 2(c): gains up to d_h = n, none beyond; each criterion's control is the other side of n."""
+    """Fig. 2(c): gains up to d_h = n, none beyond; each criterion's control is the other side of n. The no-gain
+    criterion's margin is the larger of 0.05 and the largest seed half-range of the sweep: a null claim passes only
+    on differences the seeds can resolve (at book scale a gain of 0.05 is well inside the seed spread)."""
     sc, n = gd_scale(P, "dh"), P["gd_n"]
     acc = mean_by(rows, "dh")
     below, above = {k: a for k, a in acc.items() if k <= n}, {k: a for k, a in acc.items() if k > n}
@@ -175,13 +193,21 @@ def dh_claims(C: Claims, rows: list, P: dict) -> None:
                       "not monotonicity)",
             control=("beyond n: min over d_h > n of acc(d_h) − acc(n) ≥ 0.05", bool(up_ctl >= 0.05), f"{up_ctl:+.3f}"))
     if above:
+        spread = {k: (max(v) - min(v)) / 2 for k, v in by(rows, "dh").items()}
+        k_s = max(spread, key=spread.get)
+        tol = max(0.05, spread[k_s])
         gain = max(above.values()) - acc[kn]
         gain_ctl = max(a for k, a in below.items() if k > k1) - acc[k1]
-        C.check("fig2c-no-gain", "Fig. 2c: no benefit from d_h > n", paper="no gain beyond n", ours=f"{gain:+.3f}",
-                ok=bool(gain < 0.05), kind=EXPERIMENT, stable=False, scale=sc,
-                criterion="max acc over d_h > n − acc at d_h = n < 0.05 (fig2c-up-to-n calls ≥ 0.05 a benefit)",
-                control=("below n: max acc over 1 < d_h ≤ n − acc at the smallest d_h < 0.05", bool(gain_ctl < 0.05),
-                         f"{gain_ctl:+.3f}"))
+        seeds = len(next(iter(by(rows, "dh").values())))
+        C.check("fig2c-no-gain", "Fig. 2c: no benefit from d_h > n larger than the seeds can resolve",
+                paper="no gain beyond n", ours=f"{gain:+.3f} (margin {tol:.3f}: the largest seed half-range, at d_h = "
+                f"{k_s}, {spread[k_s]:.3f} over {seeds} seed(s))", ok=bool(gain < tol), kind=EXPERIMENT, stable=False,
+                scale=sc,
+                criterion="max acc over d_h > n − acc at d_h = n < margin, the margin being the larger of 0.05 (what "
+                          "fig2c-up-to-n calls a benefit) and the largest half-range over seeds at any d_h of the sweep "
+                          "(a gain below the seed spread is not resolved; with one seed the margin is 0.05)",
+                control=("below n: max acc over 1 < d_h ≤ n − acc at the smallest d_h < the same margin",
+                         bool(gain_ctl < tol), f"{gain_ctl:+.3f}"))
 
 
 def endpoint(C: Claims, id_, statement, paper, vals: dict, sc: Scale, better, fmt, crit) -> None:
@@ -207,7 +233,8 @@ def gd_claims(C: Claims, gd: dict, P: dict) -> None:
     if "dh" in gd:
         dh_claims(C, gd["dh"], P)
     if "regression" in gd:
-        _trend(C, "fig5-monotone", "Fig. 5 (regression): the training MSE decreases with H", "monotone in H",
+        _trend(C, "fig5-monotone", "Fig. 5 (regression): the training MSE falls with H as a trend (rank correlation); "
+               "the paper's 'monotone' is not tested step by step", "monotone in H",
                mean_by(gd["regression"], "H", val="best_loss"), seed_noise(gd["regression"], "H", val="best_loss"), -1,
                gd_scale(P, "regression"), "H, mean MSE")
     if "nonshared" in gd:
@@ -265,28 +292,36 @@ def theorem1_claims(C: Claims, runs: list[dict], d: int) -> None:
 
 
 def head_claims(C: Claims, runs: list[dict]) -> None:
-    """App. B's head ranks (control: the bound minus one) and Claim 2's saturation, with c searched on a grid
-    fixed in advance (control: c = 0, the Claim-1 weights alone)."""
+    """App. B's head ranks (sanity: rank ≤ r holds by construction; control: the bound minus one, i.e. is r
+    attained) and Claim 2's saturation at the c of our completed proof (sanity: the softmax tail bound guarantees it;
+    control: c = 0, the Claim-1 weights alone). The smallest sufficient c of a fixed grid is printed beside it."""
     N = len(runs)
     head_ok = lambda x, cap: x["max_head_rank"] <= cap and x["factor_err"] <= 1e-10
     n_ok = sum(head_ok(x, min(x["n"], x["d_h"])) for x in runs)
     n_m1 = sum(head_ok(x, min(x["n"], x["d_h"]) - 1) for x in runs)
     C.check("prop1-dh", "App. B: every head matrix W_h = W* + c W+ of the construction has rank ≤ r = min(n, d_h), "
-            "so d_h ≥ r suffices", paper="rank W_h ≤ r ≤ d_h", ours=f"{n_ok}/{N}", ok=n_ok == N, kind=THEOREM,
+            "so d_h ≥ r suffices (W* has rank ≤ r − 1 and W+ rank one by construction: a check of the code)",
+            paper="rank W_h ≤ r ≤ d_h", ours=f"{n_ok}/{N}", ok=n_ok == N, kind=SANITY,
             criterion="numerical rank of the unfactored W_h ≤ r, and ‖W_K W_Q^T − W_h‖/‖W_h‖ ≤ 1e-10 with d_h columns "
                       "(a head of higher rank is truncated when factored and fails here)", stable=True,
-            control=("the bound minus one: rank ≤ r − 1", n_m1 == N, f"{n_m1}/{N}"))
+            control=("the bound minus one (is r attained?): rank ≤ r − 1", n_m1 == N, f"{n_m1}/{N}"))
     multi = [x for x in runs if x["c"]]             # constructions with at least one saturating head
-    n_grid, n_c0 = sum(x["c_found"] for x in multi), sum(x["c0_ok"] for x in multi)
+    n_proof, n_grid = sum(x["sat_ok"] for x in multi), sum(x["c_found"] for x in multi)
+    n_c0 = sum(x["c0_ok"] for x in multi)
+    cs = [c for x in multi for c in x["c"]]
     loose = [c / g for x in multi for c, g in zip(x["c"], x["con"].c_grid, strict=False) if math.isfinite(g) and g > 0]
-    print(f"Claim 2: a c on the fixed grid 1, 10, ..., 1e12 reaches the proof's delta in {n_grid}/{len(multi)} "
-          f"constructions (the proof's c over the smallest grid c: {min(loose):.1e} to {max(loose):.1e}); "
-          f"c = 0 reaches it in {n_c0}/{len(multi)}")
-    C.check("claim2-saturation", "Claim 2 / Lemma 4: a finite c makes each new head δ-close to one-hot on the other "
-            "examples", paper="∃ finite c", ours=f"{n_grid}/{len(multi)} (c searched on 10^0..10^12)",
-            ok=n_grid == len(multi), kind=THEOREM, stable=True,
-            criterion="‖θ_h − one-hot‖₁ ≤ δ_h (the Weyl bound of App. B.2) on every non-responsible example, for some "
-                      "c of a grid fixed in advance (not the proof's formula for c)",
+    print(f"Claim 2 at the c of our completed proof: within the proof's delta in {n_proof}/{len(multi)} constructions; "
+          f"a c on the fixed grid 1, 10, ..., 1e12 reaches it in {n_grid}/{len(multi)} (the proof's c over the smallest "
+          f"sufficient grid c: {min(loose):.1e} to {max(loose):.1e}); c = 0 reaches it in {n_c0}/{len(multi)}")
+    C.check("claim2-saturation", "Claim 2 / Lemma 4 with the c of our completed proof (the paper gives no formula): "
+            "each new head is δ-close to one-hot on the other examples", paper="∃ finite c",
+            ours=f"{n_proof}/{len(multi)} at c from {min(cs):.1e} to {max(cs):.1e} (proof's c / smallest sufficient c of "
+                 f"the grid 10^0..10^12: {min(loose):.1e} to {max(loose):.1e})",
+            ok=n_proof == len(multi), kind=SANITY, stable=False,
+            criterion="‖θ_h − one-hot‖₁ ≤ δ_h (the Weyl bound of App. B.2) on every non-responsible example at c = max_t "
+                      "(spread_t + log(2(n−1)/δ_h)) / gap_t; the softmax tail bound 2(n−1)e^(spread − c·gap) guarantees "
+                      "it, so this checks our derivation and its float64 evaluation (the earlier grid search up to "
+                      "1e12 could fail only on tied logits)",
             control=("c = 0: the Claim-1 weights W* alone, no separator", n_c0 == len(multi), f"{n_c0}/{len(multi)}"))
 
 
@@ -354,7 +389,7 @@ def saturation_claims(C: Claims, rows: list, theta_con: np.ndarray, P: dict, hea
 
 
 FIG3_PAPER_T = {4: 550, 8: 1300}   # App. H: "for H = 4, this number is around T = 550, and for H = 8 around T = 1300"
-FIG3_NEAR = 1.25                   # "around": the located bracket must meet [T/1.25, 1.25 T]
+MEMORIZED = 1 - 1e-9               # "memorized perfectly": final training accuracy 1 (the located capacity's threshold)
 FIG3_STATEMENTS = {
     "fig3-paper-capacity": "App. H by its protocol: the largest T memorized perfectly by gradient descent is about 550 "
                            "at H = 4 and 1300 at H = 8 (d = 64, n = 32, 300k steps)",
@@ -371,17 +406,21 @@ def fig3_capacity(rows: list) -> dict[int, dict]:
     out = {}
     for H in sorted({r["H"] for r in rows}):
         acc = {r["T"]: float(r["final_acc"]) for r in rows if r["H"] == H}
-        mem = [T for T in sorted(acc) if acc[T] >= 1 - 1e-9]
+        mem = [T for T in sorted(acc) if acc[T] >= MEMORIZED]
         T = max(mem, default=None)
         past = min((t for t in acc if T is None or t > T), default=None)
         out[H] = dict(T=T, past=past, acc=dict(sorted(acc.items())))
     return out
 
 
-def _brackets(cap: dict, T_paper: int) -> bool:
-    """The located bracket [T, past) exists and meets [T_paper / FIG3_NEAR, FIG3_NEAR · T_paper]."""
-    return bool(cap["T"] is not None and cap["past"] is not None and cap["T"] <= FIG3_NEAR * T_paper
-                and cap["past"] > T_paper / FIG3_NEAR)
+def memorizes(cap: dict, T: int | None) -> bool:
+    """Whether the run at ``T`` (a T of the grid) reached training accuracy 1 after the last step (False if not run)."""
+    return bool(T is not None and cap["acc"].get(T, 0.0) >= MEMORIZED)
+
+
+def next_T(cap: dict, T: int | None) -> int | None:
+    """The next T of the grid above ``T`` (None if none)."""
+    return min((t for t in cap["acc"] if T is not None and t > T), default=None)
 
 
 def fig3_stats(rows: list, thr: float = 0.99) -> dict[int, dict]:
@@ -399,23 +438,29 @@ def fig3_stats(rows: list, thr: float = 0.99) -> dict[int, dict]:
 
 def fig3_paper_claims(C: Claims, rows: list, sc: Scale, thr: float = 0.99) -> dict:
     """Fig. 3 / App. H by the paper's protocol (stored runs of :mod:`..evidence_fig3`: each T of a grid trained 300k
-    steps): the located capacity against the paper's T (control: the heads swapped), and at that capacity the
-    saturated majority and the one-free-head statistic (control: the same model untrained). Returns the stats."""
+    steps): whether the paper's T is memorized at each H (control: the next T of the grid, which the paper's "maximal
+    number" says is not), and at the located capacity the saturated majority and the one-free-head statistic
+    (control: the same model untrained). Returns the stats.
+
+    The first version asked only that the located bracket [T*, next T) meet [T/1.25, 1.25·T] of the paper's T; it
+    held on the stored run although T* = 300 at H = 4 and the paper's own T trained to an accuracy below 1 at both
+    H, so the criterion is now the paper's T itself, judged by the threshold that locates T*."""
     S = fig3_stats(rows, thr)
     Hs = sorted(S)
-    fmt = lambda H: (f"H={H}: T*={S[H]['T']}, next {S[H]['past']} " +                          # noqa: E731
-                     "(" + ", ".join(f"{T}: {a:.3f}" for T, a in S[H]["acc"].items()) + ")")
-    swap = dict(zip(Hs, reversed(Hs), strict=True))
+    paper = {H: FIG3_PAPER_T.get(H) for H in Hs}
+    above = {H: next_T(S[H], paper[H]) for H in Hs}
+    acc = lambda H, T: "not run" if T not in S[H]["acc"] else f"{S[H]['acc'][T]:.3f}"          # noqa: E731
     C.check("fig3-paper-capacity", FIG3_STATEMENTS["fig3-paper-capacity"],
             paper=", ".join(f"H={H}: ≈{T}" for H, T in FIG3_PAPER_T.items()),
-            ours="; ".join(fmt(H) for H in Hs), ok=all(_brackets(S[H], FIG3_PAPER_T.get(H, -1)) for H in Hs),
-            kind=EXPERIMENT, stable=False, scale=sc,
-            criterion=f"per H: some grid T at training accuracy 1 after the last step and a larger one below 1 (the "
-                      f"capacity is bracketed), and the bracket [T*, next T) meets [T/{FIG3_NEAR}, {FIG3_NEAR}·T] of "
-                      "the paper's T",
-            control=("the heads swapped: each H's bracket against the other H's paper T, the same criterion",
-                     all(_brackets(S[H], FIG3_PAPER_T.get(swap[H], -1)) for H in Hs),
-                     ", ".join(f"H={H} vs {FIG3_PAPER_T.get(swap[H])}" for H in Hs)))
+            ours="; ".join(f"H={H}: the paper's T={paper[H]} trained to {acc(H, paper[H])} (located T*={S[H]['T']}, "
+                           f"next {S[H]['past']}; " + ", ".join(f"{T}: {a:.3f}" for T, a in S[H]["acc"].items()) + ")"
+                           for H in Hs),
+            ok=all(memorizes(S[H], paper[H]) for H in Hs), kind=EXPERIMENT, stable=False, scale=sc,
+            criterion="at every H the paper's T reaches training accuracy 1 (≥ 1 − 1e-9, the threshold that locates "
+                      "T*) after the last of the protocol's steps",
+            control=("the next T of the grid above the paper's (which its 'maximal number' excludes), the same "
+                     "criterion", all(memorizes(S[H], above[H]) for H in Hs),
+                     "; ".join(f"H={H}, T={above[H]}: {acc(H, above[H])}" for H in Hs)))
     located = [H for H in Hs if S[H]["T"] is not None]
     if len(located) < len(Hs):
         why = f"no T of the grid memorized perfectly at H = {[H for H in Hs if H not in located]}; extend the grid"

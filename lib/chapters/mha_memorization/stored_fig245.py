@@ -8,18 +8,20 @@ stored runs' fingerprints hash those modules, not this one. Every claim is ``not
 its cost and its command) until its sweep is complete and current. Criteria, declared before any run:
 
 * ``fig2b-monotone-paper-scale``: at every stored T the memorized count strictly increases with n, except
-  between two saturated models (accuracy ≥ 0.95, as Fig. 2(a)); control: a model that gains nothing from the
-  context (its n = 1 count at every n). ``fig2b-n1-paper-scale`` (sanity): at n = 1 the shared context has one
+  between two saturated models (accuracy ≥ 0.95, as Fig. 2(a)); control: the same counts in the reversed order of
+  n, through the same criterion (it passes if the counts fall with n or every model is saturated). ``fig2b-n1-paper-scale`` (sanity): at n = 1 the shared context has one
   key, every output is the same, and the accuracy is at most the labels' majority fraction.
 * ``fig2c-up-to-n-paper-scale``: acc(d_h = n) − acc(smallest d_h) ≥ 0.05; control: the same criterion beyond n,
   acc(largest d_h) − acc(d_h = n) ≥ 0.05. ``fig2c-no-gain-paper-scale``: acc(largest d_h) − acc(d_h = n) < 0.05;
   control: the same criterion below n. The 0.05 is the book-scale claims' (:func:`ledger.dh_claims`).
 * ``fig4-linear-paper-scale``: Fig. 2(a)'s line criterion (R² ≥ 0.98 and ≥ that of a H² + b on the points of
   accuracy ≤ 0.95, at least 3 of them); control: the rival a H² + b. ``fig4-context-paper-scale`` is not run
-  (the context panel is not declared; its measured cost is printed).
+  (the context panel is not declared; its measured cost is printed); its criterion is declared all the same
+  (:data:`CRITERIA`).
 * ``fig5a-monotone-paper-scale`` / ``fig5b-monotone-paper-scale``: the training MSE strictly decreases with H /
-  with n, except between two models both below an MSE of 1e-4 (0.1% of the labels' variance 1/12); control: a
-  model that gains nothing (its H = 1 / n = 1 MSE everywhere). ``fig5b-n1-paper-scale`` (sanity): at n = 1 every
+  with n, except between two models both below an MSE of 1e-4 (0.1% of the labels' variance 1/12); control: the
+  same MSEs in the reversed order of H / n, through the same criterion. (An earlier control, the H = 1 / n = 1 value
+  at every point, could not pass on any data: a constant sequence never decreases strictly.) ``fig5b-n1-paper-scale`` (sanity): at n = 1 every
   output is the same, so the MSE is at least the labels' variance (the best constant).
 * ``fig2a-seeds-paper-scale``: the count increases with H at every T on seed 1 as well (the stored seed-0
   criterion); control: the seed difference (seed 1 − seed 0 count at each H) through the same criterion.
@@ -35,13 +37,31 @@ from lib.chapters.mha_memorization import evidence_fig2a_seed1 as EV1
 from lib.chapters.mha_memorization import evidence_fig2bc as EVBC
 from lib.chapters.mha_memorization import evidence_fig45 as EV45
 from lib.chapters.mha_memorization import model as mha_model
-from lib.chapters.mha_memorization.stored import SATURATED, increasing, r2_by_rival
+from lib.chapters.mha_memorization.stored import SATURATED, increasing, r2_by_rival, reversed_verdict
 from lib.core import plots
 from lib.core.claims import EXPERIMENT, SANITY, Claims, Control, Scale
 
 MSE_FLOOR = 1e-4        # two models both below this training MSE are tied (fig5*-monotone)
 GAIN = 0.05             # fig2c: a difference in accuracy of at least this is a benefit
 CHAPTER = EV.CHAPTER
+
+CRITERIA = {     # declared before any run; a not-run claim states its criterion next to its cost and command
+    "fig2b-monotone-paper-scale": f"count strictly increasing in n at every T, except between two models of accuracy "
+                                  f"≥ {SATURATED}",
+    "fig2b-n1-paper-scale": "best accuracy ≤ the majority-class fraction of the point's labels, at every stored T",
+    "fig2c-up-to-n-paper-scale": f"acc(d_h = n) − acc(smallest d_h) ≥ {GAIN}",
+    "fig2c-no-gain-paper-scale": f"acc(largest d_h) − acc(d_h = n) < {GAIN}",
+    "fig4-linear-paper-scale": f"R² of count ~ a H + b ≥ 0.98 and ≥ that of a H² + b, on ≥ 3 points of accuracy ≤ "
+                               f"{SATURATED}",
+    "fig4-context-paper-scale": f"on the context panel (H = 20, one T) the line count ~ a n + b fails the criterion of "
+                                f"fig4-linear-paper-scale (R² < 0.98 or below that of a √n + b, on ≥ 3 points of "
+                                f"accuracy ≤ {SATURATED}); control: the head panel through the same criterion",
+    "fig5a-monotone-paper-scale": f"training MSE strictly decreasing in H, except between two models below {MSE_FLOOR:g}",
+    "fig5b-monotone-paper-scale": f"training MSE strictly decreasing in n, except between two models below {MSE_FLOOR:g}",
+    "fig5b-n1-paper-scale": "best training MSE ≥ the variance of the point's labels (relative tolerance 1e-3: float32)",
+    "fig2a-seeds-paper-scale": f"seed 1's count strictly increasing in H at every T, except between two models of "
+                               f"accuracy ≥ {SATURATED} (the seed-0 criterion)",
+}
 
 STATEMENTS = {
     "fig2b-monotone-paper-scale": ("Fig. 2(b) at paper scale: memorization increases with the context size n at every "
@@ -78,7 +98,8 @@ def pending(C: Claims, ev: store.Evidence, sw: dict, ids: list[str]) -> bool:
     why += f"; run `{ev.command}` (about {h:.2f} CPU-hours: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured)"
     for i in ids:
         st, paper = STATEMENTS[i]
-        C.not_run(i, st, paper=paper, reason=why, kind=SANITY if i.endswith("n1-paper-scale") else EXPERIMENT)
+        C.not_run(i, st, paper=paper, reason=f"criterion (declared): {CRITERIA[i]}; not run: {why}",
+                  kind=SANITY if i.endswith("n1-paper-scale") else EXPERIMENT)
     return True
 
 
@@ -118,13 +139,14 @@ def report_fig2b(C: Claims) -> dict:
     C.check("fig2b-monotone-paper-scale", STATEMENTS["fig2b-monotone-paper-scale"][0], paper="monotone in n",
             ours="; ".join(f"T={T}: " + " ".join(f"{m:.0f}" for m in c[1]) for T, c in cur.items()),
             ok=all(increasing(m, a, SATURATED) for _, m, a in cur.values()), kind=EXPERIMENT, stable=False, scale=sc,
-            criterion=f"count strictly increasing in n at every T, except between two models of accuracy ≥ {SATURATED}",
-            control=Control("a model that gains nothing from the context (its n = 1 count at every n)",
-                            passed=all(increasing([m[0]] * len(m), a, SATURATED) for _, m, a in cur.values())))
+            criterion=CRITERIA["fig2b-monotone-paper-scale"],
+            control=Control("the same counts in the reversed order of n (a model whose memorization falls with n), the "
+                            "same criterion", passed=all(increasing(m[::-1], a[::-1], SATURATED) for _, m, a in cur.values()),
+                            value="; ".join(f"T={T}: {reversed_verdict(m, a)}" for T, (_, m, a) in cur.items())))
     n1 = [(p["best_acc"], majority(1, p["H"], p["T"], p["seed"])) for p in ev.points if p["n"] == 1]
     C.check("fig2b-n1-paper-scale", STATEMENTS["fig2b-n1-paper-scale"][0], paper="capacity 1 at n = 1", kind=SANITY,
             ours=", ".join(f"{a:.4f} ≤ {f:.4f}" for a, f in n1), ok=all(a <= f + 1e-9 for a, f in n1), stable=True,
-            criterion="best accuracy ≤ the majority-class fraction of the point's labels, at every stored T")
+            criterion=CRITERIA["fig2b-n1-paper-scale"])
     return cur
 
 
@@ -161,7 +183,8 @@ def report_fig4(C: Claims) -> dict:
     ev, sw = store.load(CHAPTER, "fig4"), EV45.SWEEPS["fig4"]
     print(ev.label)
     C.not_run("fig4-context-paper-scale", STATEMENTS["fig4-context-paper-scale"][0], paper="linearity in n weakened",
-              kind=EXPERIMENT, reason=f"the context panel is not declared as stored evidence: the official grid (H = 20, "
+              kind=EXPERIMENT, reason=f"criterion (declared): {CRITERIA['fig4-context-paper-scale']}; not run: "
+              f"the context panel is not declared as stored evidence: the official grid (H = 20, "
               f"n = 1..60, T = 20k..60k) and the rest of the head panel cost about {EV45.LEFT_4 / 3600:.0f} CPU-hours at "
               "the measured rates; `python -m lib run mha-memorization --preset paper --set gd_sweeps=nonshared_n "
               "--device cuda` runs it on a GPU")
@@ -175,7 +198,7 @@ def report_fig4(C: Claims) -> dict:
     C.check("fig4-linear-paper-scale", STATEMENTS["fig4-linear-paper-scale"][0], paper="linear in H", kind=EXPERIMENT,
             ours=f"R² {f['H']:.3f} (H²: {f['H²']:.3f}); counts " + " ".join(f"{m:.0f}" for m in mem),
             ok=crit("H", "H²"), stable=False, scale=sc,
-            criterion=f"R² of count ~ a H + b ≥ 0.98 and ≥ that of a H² + b, on ≥ 3 points of accuracy ≤ {SATURATED}",
+            criterion=CRITERIA["fig4-linear-paper-scale"],
             control=Control("the rival curve a H² + b", passed=crit("H²", "H"), value=f"{f['H²']:.3f}"))
     return {"H": (Hs, mem, acc), "r2": f}
 
@@ -193,15 +216,15 @@ def report_fig5(C: Claims) -> dict:
         T = next(p["T"] for p in ev.points if p["panel"] == k)
         sc = Scale(ours=f"{k} = {', '.join(map(str, xs))} at T = {T:,}, one seed", paper=sw["paper"])
         C.check(id_, STATEMENTS[id_][0], paper=STATEMENTS[id_][1], ours=" ".join(f"{m:.2e}" for m in mse),
-                ok=decreasing(mse), kind=EXPERIMENT, stable=False, scale=sc,
-                criterion=f"training MSE strictly decreasing in {k}, except between two models below {MSE_FLOOR:g}",
-                control=Control(f"a model that gains nothing (its {k} = {xs[0]} MSE at every {k})",
-                                passed=decreasing([mse[0]] * len(mse))))
+                ok=decreasing(mse), kind=EXPERIMENT, stable=False, scale=sc, criterion=CRITERIA[id_],
+                control=Control(f"the same MSEs in the reversed order of {k} (a model whose MSE rises with {k}), the "
+                                "same criterion", passed=decreasing(mse[::-1]),
+                                value=f"{sum(not decreasing(p) for p in zip(mse[::-1], mse[::-1][1:], strict=False))} "
+                                      f"of {len(mse) - 1} reversed steps fail"))
     n1 = [(p["best_loss"], label_variance(1, p["H"], p["T"], p["seed"])) for p in ev.points if p["n"] == 1]
     C.check("fig5b-n1-paper-scale", STATEMENTS["fig5b-n1-paper-scale"][0], paper="capacity 1 at n = 1", kind=SANITY,
             ours=", ".join(f"MSE {m:.5f} ≥ variance {v:.5f}" for m, v in n1), stable=True,
-            ok=all(m >= v * (1 - 1e-3) for m, v in n1),
-            criterion="best training MSE ≥ the variance of the point's labels (relative tolerance 1e-3: float32)")
+            ok=all(m >= v * (1 - 1e-3) for m, v in n1), criterion=CRITERIA["fig5b-n1-paper-scale"])
     return cur
 
 
@@ -216,7 +239,8 @@ def report_fig2a_seed1(C: Claims) -> dict:
         return {}
     if not ev0.complete:
         C.not_run("fig2a-seeds-paper-scale", STATEMENTS["fig2a-seeds-paper-scale"][0], paper="increasing",
-                  kind=EXPERIMENT, reason=f"the seed-0 run is not complete ({ev0.reason or 'partial'}); run `{ev0.command}`")
+                  kind=EXPERIMENT, reason=f"criterion (declared): {CRITERIA['fig2a-seeds-paper-scale']}; not run: the "
+                  f"seed-0 run is not complete ({ev0.reason or 'partial'}); run `{ev0.command}`")
         return {}
     c0, c1 = EV._curves(ev0.points), EV._curves(ev.points)
     diff = {T: [b - a for a, b in zip(c0[T][2], c1[T][2], strict=True)] for T in c1}
@@ -227,8 +251,7 @@ def report_fig2a_seed1(C: Claims) -> dict:
             ours="; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in c[2]) for T, c in c1.items())
             + f"; largest |accuracy seed 1 − seed 0| {gap:.4f}",
             ok=all(increasing(c[2], c[1], SATURATED) for c in c1.values()), kind=EXPERIMENT, stable=False, scale=sc,
-            criterion=f"seed 1's count strictly increasing in H at every T, except between two models of accuracy ≥ "
-                      f"{SATURATED} (the seed-0 criterion)",
+            criterion=CRITERIA["fig2a-seeds-paper-scale"],
             control=Control("the seed difference (seed 1 − seed 0 count at each H) through the same criterion",
                             passed=all(increasing(diff[T], acc[T], SATURATED) for T in c1)))
     return {T: (c1[T][0], c0[T][2], c1[T][2]) for T in c1}
@@ -289,6 +312,19 @@ def table(C: Claims) -> str:
                     f"stored) | {h:.2f}{'' if ev.complete else ' (estimated)'} | "
                     + "; ".join(f"`{i}` {C.claims[i].verdict}" for i in ids if i in C.claims) + " |")
     return head + "\n".join(rows)
+
+
+def status() -> str:
+    """Markdown: the state of each declared subset, read from the evidence store (complete, stale, partial, absent)."""
+    out = []
+    for fig, name, *_ in ROWS:
+        ev = store.load(CHAPTER, name)
+        state = (f"stale ({ev.reason}), {len(ev.points)} of {ev.total} points" if ev.stale else
+                 f"complete, {ev.total} points" if ev.complete else
+                 f"{len(ev.points)} of {ev.total} points stored" if ev.points else f"declared, none of {ev.total} points "
+                 "stored")
+        out.append(f"{fig} (`{name}`): {state}")
+    return "**Stored now** (read from `book/evidence/mha-memorization/`): " + "; ".join(out) + "."
 
 
 def report(C: Claims) -> str:
