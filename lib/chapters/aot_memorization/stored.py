@@ -13,6 +13,8 @@ code does not import this module, so editing it leaves the stored runs' fingerpr
 """
 from __future__ import annotations
 
+import functools
+
 import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import t as student_t
@@ -94,8 +96,17 @@ def ratio6_interval(H, Y, N: int = 10, n: int = BOOT, seed: int = 0) -> tuple[fl
     """(ratio of the seed-mean curve, 2.5 and 97.5 percentiles of that ratio over ``n`` bootstrap resamples of the
     seeds). ``Y``: one row of accuracies per seed. The v2 CSV's ratio is that of a 20-seed mean curve, so the
     statistic compared with it is the ratio of our seed-mean curve, not the mean of per-seed ratios (a seed that
-    saturates early has its ratio fitted on fewer points)."""
+    saturates early has its ratio fitted on fewer points). With fewer than 2 seeds the interval is (nan, nan).
+    The page asks for the same interval three times (the printout, the claim, the Findings): it is computed once."""
     Y = np.asarray(Y, float)
+    return _ratio6_interval(tuple(H), Y.tobytes(), Y.shape, N, n, seed)
+
+
+@functools.lru_cache(maxsize=None)
+def _ratio6_interval(H: tuple, Yb: bytes, shape: tuple, N: int, n: int, seed: int) -> tuple[float, float, float]:
+    Y = np.frombuffer(Yb).reshape(shape)
+    if len(Y) < 2:
+        return (_ratio6(H, Y[0], N) if len(Y) else float("nan")), float("nan"), float("nan")
     g = np.random.default_rng(seed)
     boots = [_ratio6(H, Y[g.integers(0, len(Y), len(Y))].mean(0), N) for _ in range(n)]
     lo, hi = np.nanpercentile(boots, [2.5, 97.5])
@@ -111,10 +122,7 @@ def ratio6_check(C: Claims, cid: str, statement: str, H, Y, N: int = 10, scale: 
     """Exp. 6's slope ratio against the v2 CSV's, judged by the seeds' bootstrap interval; the control is the v2
     text's 1.3 through the same interval (the two published values must be told apart)."""
     rp = paper_ratio6()
-    if len(Y) >= 2:
-        r, lo, hi = ratio6_interval(H, Y, N)
-    else:
-        r, lo, hi = (_ratio6(H, Y[0], N) if len(Y) else float("nan")), float("nan"), float("nan")
+    r, lo, hi = ratio6_interval(H, Y, N)
     inside = lambda v: bool(lo <= v <= hi)
     return C.check(cid, statement, paper=f"{RATIO6_TEXT} (v2 text), {rp:.2f} (v2 CSV)",
                    ours=f"{r:.2f} (95% interval {lo:.2f}-{hi:.2f}, {len(Y)} seeds)", ok=inside(rp),
@@ -282,7 +290,7 @@ def exp6(C: Claims, evs: dict) -> None:
         H, Y = seed_rows(ev, v, "H")
         if not len(Y):
             continue
-        r, lo, hi = ratio6_interval(H, Y) if len(Y) >= 2 else (_ratio6(H, Y[0]), float("nan"), float("nan"))
+        r, lo, hi = ratio6_interval(H, Y)
         seeds = [_ratio6(H, y) for y in Y]
         half = (float(student_t.ppf(0.975, len(seeds) - 1) * np.std(seeds, ddof=1) / np.sqrt(len(seeds)))
                 if len(seeds) > 1 else float("nan"))
