@@ -1,6 +1,6 @@
 """Time the hot parts of the mha-memorization chapter at a preset (default: book).
 
-    .venv/bin/python benchmarks/mha-memorization.py [--preset book] [--parts construct,big,generic,prop2,vit,gd]
+    .venv/bin/python benchmarks/mha-memorization.py [--preset book] [--parts construct,big,generic,prop2,vit,appj,gd]
 
 Prints one line per part (seconds, wall clock). The machine's load matters: note `uptime` beside the
 numbers. The chapter's budget at the book preset is 5 minutes in total (issue 14).
@@ -14,6 +14,7 @@ import time
 import numpy as np
 import torch
 
+from lib.chapters.mha_memorization import appj
 from lib.chapters.mha_memorization import construction as mha
 from lib.chapters.mha_memorization import gd as mha_gd
 from lib.chapters.mha_memorization import vit as mha_vit
@@ -23,7 +24,7 @@ from lib.core import params, repro
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--preset", default="book")
-    ap.add_argument("--parts", default="construct,big,generic,prop2,vit,gd")
+    ap.add_argument("--parts", default="construct,big,generic,prop2,vit,appj,gd")
     a = ap.parse_args()
     P = params.load("mha-memorization").resolve(a.preset)
     repro.setup(P["seed"], "cpu", quiet=True)
@@ -95,6 +96,12 @@ def main() -> None:
                     mha_vit.train_proxy(tr, xt, yt, P["vit_train_epochs"])
                 mha_vit.assumption_table(mha_vit.representations(m, x, tr), P["vit_trials"], rng)
         timed("ViT assumption tests", vit)
+    if "appj" in parts:
+        def table3():
+            c = appj._config(P)
+            appj.table3_random(c["appj_models"], c["appj_n"], c["appj_T"], c["appj_trials"], c["appj_gp_trials"],
+                               c["appj_a2_examples"], P["seed"], c["appj_zipf"])
+        timed("App. J Table 3 (random)", table3)
     if "gd" in parts:
         for k in mha_gd.SWEEPS:
             if k in P["gd_sweeps"]:

@@ -502,3 +502,30 @@ def test_findings_follow_the_stored_state():
     stored_part, missing = txt.split("Not stored")
     assert "`exp6`" in stored_part and "`exp1`" not in stored_part and "`v1`" not in stored_part
     assert "`exp1`: partly stored (3 of 462 models)" in missing and "`v1`: not run yet" in missing
+
+
+def test_depth_grid_trains_both_depths_and_agree_uses_the_seed_spread():
+    """App. B.2 at a small scale: one record per (d, H, L, seed), both depths on the same task; agree's tolerance is
+    the floor with one seed and 2 SE of the difference of the means when that is larger."""
+    from lib.chapters.aot_memorization import deep
+    recs = deep.depth_grid(5, [3], [1, 2], (1, 2), 2, dict(batch=16, batches_per_epoch=4, epochs=1, lr=1e-2, lr_end=1e-2), 2222)
+    assert len(recs) == 8 and {(r["H"], r["L"]) for r in recs} == {(1, 1), (2, 1), (1, 2), (2, 2)}
+    assert all(0 <= r["table_acc"] <= 1 and r["cpu_s"] >= 0 for r in recs)
+    assert len(deep.accs(recs, d=3, H=2, L=2)) == 2
+    assert deep.agree([0.5], [0.3]) == pytest.approx((0.2, 0.05))
+    diff, tol = deep.agree([0.4, 0.6], [0.5, 0.5])           # SE = sqrt(0.02 / 2) = 0.1
+    assert diff == pytest.approx(0.0) and tol == pytest.approx(0.2)
+    assert deep.agree([0.31, 0.31], [0.2, 0.2]) == pytest.approx((0.11, 0.05))
+
+
+def test_skip_alone_on_the_circle_memorizes_any_last_token_map_and_a_rank2_memory_does_not():
+    """The H = 0, d = 2 AoT realizes an arbitrary map from the N last tokens to labels with the margin 1 - cos(2 pi/N);
+    a rank-2 associative memory on fixed Gaussian embeddings does not, and reaches it at d = N (least squares)."""
+    from lib.chapters.aot_memorization import assoc
+    for k in range(3):
+        g = np.random.default_rng(k).integers(0, 30, 30)
+        acc, margin = assoc.last_token_accuracy(assoc.circle_skip_aot(g, S=3), g, S=3)
+        assert acc == 1.0 and margin == pytest.approx(1 - math.cos(2 * math.pi / 30), abs=1e-12)
+        for r in ("outer", "lstsq"):
+            assert assoc.memory_accuracy(g, 2, np.random.default_rng(100 + k), r) < 0.5
+        assert assoc.memory_accuracy(g, 30, np.random.default_rng(100 + k), "lstsq") == 1.0

@@ -114,7 +114,7 @@ def test_report_records_the_claims(monkeypatch, capsys):
     for cid in ("appj-A2-random", "appj-GP-random"):
         assert got[cid].kind == claims.EXPERIMENT and got[cid].verdict == claims.HOLDS, (cid, got[cid])
         assert got[cid].control is not None and not got[cid].control["passed"]
-    for cid in ("appj-A1-gpt2", "appj-A1-bert"):                   # n = 16 < 256: below the claims' scale
+    for cid in ("appj-A1-gpt2", "appj-A1-bert"):                   # n = 16 < 512: below the claims' scale
         assert got[cid].verdict == claims.NOT_RUN, (cid, got[cid])
     # appj-A1-gpt2's control is the paper's counterexample (BERT's L1), through the same test
     assert "BERT" in got["appj-A1-gpt2"].control["description"]

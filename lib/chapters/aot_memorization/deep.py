@@ -14,8 +14,10 @@ layer by layer. The v2 code's depth runs use 3 layers (its text says 5).
 from __future__ import annotations
 
 import math
+import time
 from typing import Sequence
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -94,3 +96,64 @@ def train_points(points: list[dict], report, recipe: dict, data_seed: int, devic
     for p, r in zip(points, res, strict=True):
         report(p, dict(running_acc=float(r["running_acc"]), table_acc=float(r["eval_acc"])))
 
+
+
+# ----------------------------------------------------------------------------------------------
+# Appendix B.2 at a small scale: Fig. 8's setting (Exp. 1 with depth) on the book preset's task
+# ----------------------------------------------------------------------------------------------
+# The v2 CSVs of Fig. 8 (`Data_exp_1_{d}_depth.csv` of the official repository, 3 layers, N = 70): accuracy at
+# H = 1, 5, ..., 21 heads per layer, d = d_h. Their one-layer counterparts are Exp. 5's AoT curves (construction.PAPER).
+PAPER_DEPTH_H = (1, 5, 9, 13, 17, 21)
+PAPER_DEPTH = {7: (0.0659, 0.1136, 0.1520, 0.1966, 0.2396, 0.2943),
+               10: (0.0876, 0.1769, 0.2886, 0.3832, 0.4639, 0.5434),
+               13: (0.1138, 0.2880, 0.4343, 0.5863, 0.6956, 0.7695)}
+
+
+def depth_grid(N: int, ds: Sequence[int], Hs: Sequence[int], Ls: Sequence[int], reps: int, recipe: dict,
+               data_seed: int, device="cpu") -> list[dict]:
+    """Train :class:`DeepAoT` (d = d_h) at every (d, H, L) with ``reps`` seeds each, by :func:`train_points` (one
+    family per (d, H, L)) on the chapter's task of vocabulary ``N``. One record per model: ``dict(N, d, H, L, rep,
+    running_acc, table_acc, cpu_s)``, ``cpu_s`` the process CPU time of its family divided by ``reps``."""
+    out: list[dict] = []
+    for L in Ls:
+        for d in ds:
+            for H in Hs:
+                got: list[dict] = []
+                c0 = time.process_time()
+                train_points([dict(N=N, d=d, H=H, L=L, rep=r) for r in range(reps)],
+                             lambda p, r, got=got: got.append(dict(p, **r)), recipe, data_seed, device=device)
+                cpu = (time.process_time() - c0) / reps
+                out.extend(dict(g, cpu_s=cpu) for g in got)
+    return out
+
+
+def accs(recs: list[dict], key: str = "table_acc", **at) -> list[float]:
+    """``key`` of every seed of the records matching ``at`` (e.g. ``d=4, H=3, L=1``), in seed order."""
+    return [r[key] for r in sorted(recs, key=lambda r: r["rep"]) if all(r[k] == v for k, v in at.items())]
+
+
+def agree(a: Sequence[float], b: Sequence[float], floor: float = 0.05) -> tuple[float, float]:
+    """The difference of two models' seed means, ``mean(a) - mean(b)``, and the tolerance it is judged by:
+    ``max(floor, 2 SE)``, SE the standard error of that difference from the seeds' sample variances (``floor``
+    alone with one seed). "Similar" is ``abs(diff) <= tol``."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    diff = float(a.mean() - b.mean())
+    if min(len(a), len(b)) < 2:
+        return diff, floor
+    se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    return diff, max(floor, 2 * se)
+
+
+def plot_depth(ax, recs: list[dict], ds: Sequence[int], Hs: Sequence[int], L: int, N: int) -> None:
+    """Accuracy (full table, seed mean and the seeds) against heads per layer: one layer solid, L layers dashed."""
+    from lib.core import plots
+    for i, d in enumerate(ds):
+        for depth, ls, mk in ((1, "-", "o"), (L, "--", "s")):
+            y = [float(np.mean(accs(recs, d=d, H=H, L=depth))) for H in Hs]
+            ax.plot(Hs, y, color=plots.COLORS[i], ls=ls, marker=mk, label=f"d = d_h = {d}, {depth} layer{'s' * (depth > 1)}")
+            for H in Hs:
+                ax.scatter([H] * len(accs(recs, d=d, H=H, L=depth)), accs(recs, d=d, H=H, L=depth), color=plots.COLORS[i], s=6)
+    ax.axhline(1 / N, color="#57606a", lw=0.6)
+    ax.set(xlabel="heads per layer H", ylabel="accuracy (full table)", ylim=(0, 1.05), xticks=list(Hs),
+           title=f"App. B.2 at N = {N}: 1 vs {L} layers")
+    ax.legend(fontsize=6)
