@@ -747,6 +747,19 @@ def _v1_crit() -> dict:
             "v1-above-bound": ABOVE_CRIT + "; control: a model that gains nothing from heads"}
 
 
+def v1_spread(m: dict, v1t: dict, Hs: list) -> str:
+    """Where ours and the v2 CSV stand against the v1 CSV, point by point: the median |diff|, the points within
+    0.05, and the (d, H) of ours beyond it with its sign (``m``: ``{(d, H): (running acc, ...)}``)."""
+    pts = [(d, H, m[(d, H)][0] - y, aot.PAPER["exp1"][d][i] - y) for d in sorted(v1t)
+           for i, (H, y) in enumerate(zip(Hs, v1t[d], strict=False))]
+    ours, v2 = np.abs([p[2] for p in pts]), np.abs([p[3] for p in pts])
+    far = [p for p in pts if abs(p[2]) > 0.05]
+    return (f"against the v1 CSV: ours within 0.05 at {int((ours <= 0.05).sum())} of {len(pts)} points (median |diff| "
+            f"{np.median(ours):.3f}), the v2 CSV at {int((v2 <= 0.05).sum())} (median {np.median(v2):.3f}); ours beyond "
+            f"0.05 at d = {min(p[0] for p in far)}..{max(p[0] for p in far)}, H >= {min(p[1] for p in far)}, "
+            f"{sum(p[2] > 0 for p in far)} of {len(far)} of them above v1" if far else "every point within 0.05")
+
+
 def v1(C: Claims, evs: dict) -> None:
     """v1's protocol for Fig. 1a (N = 50, 1 seed, official model) against the v1 CSV: figure, table, claims."""
     from lib.chapters.aot_memorization import plots as AP
@@ -771,6 +784,7 @@ def v1(C: Claims, evs: dict) -> None:
     slopes, _ = AP.per_head_slopes(pts, ds, Hs, 50)
     k, k1, k2 = exponent(slopes, 50), exponent(csv_slopes(v1t, Hs), 50), exponent(csv_slopes(aot.PAPER["exp1"], Hs), 50)
     print(f"exponent of associations per head ~ d^k: v1 protocol {k:.2f}; v1 CSV {k1:.2f}; v2 CSV {k2:.2f}")
+    print(v1_spread(m, v1t, Hs))
     sc = _scale(ev, "v1")
     n = sum(len(y) for y in v1t.values())
     C.check("v1-protocol", V1_TEXT["v1-protocol"], paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(diff.values()):.3f} over {n} points",
