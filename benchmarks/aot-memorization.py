@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from lib.chapters.aot_memorization import assoc, deep
 from lib.chapters.aot_memorization import construction as aot
 from lib.chapters.aot_memorization import train as AT
 from lib.core import params, repro
@@ -81,8 +82,13 @@ def main() -> None:
     timed("Theorem 2", lambda: [aot.theorem2_check(*cfg(s), rng) for s in P["thm2_grid"]])
     rate = timed("engine calibration", lambda: AT.calibrate(a.device))
     print(f"engine rate: {rate / 1e9:.2f} GFLOP/s")
+    timed("H = 0 circle vs associative memory", lambda: [assoc.last_token_accuracy(assoc.circle_skip_aot(g), g)
+                                                        for g in rng.integers(0, 50, (5, 50))])
     if not a.skip_training:
         timed(f"all training at preset {a.preset}", lambda: AT.run_plan(P, device=a.device))
+        timed("App. B.2 at a small scale (depth grid)", lambda: deep.depth_grid(
+            P["train_N"], P["depth_d"], P["depth_H"], (1, P["depth_L"]), P["reps"],
+            dataclasses.asdict(AT.plan(P)["exp1"]["recipe"]), P["data_seed"], device=a.device))
     print(f"{'total':45s} {time.perf_counter() - t_all:7.2f} s")
     if a.paper_point:
         R = AT.Recipe()   # the official v2 recipe: 4096 steps of batch 256
