@@ -178,8 +178,9 @@ def sweeps(evs: dict) -> str:
                   "measured on this machine (`benchmarks/aot-memorization.py --costs`) and Fig. 10's estimated from "
                   "them: it does not fit the CPU budget of this book. B.2's deeper models exist: `DeepAoT` (its source "
                   "below) stacks eqs. (1)-(2) layer by layer as a family of the sweep engine, defined in the chapter's "
-                  "own module, and equals the one-layer eq. (2) AoT at $L = 1$ (tests/test_aot.py); their training at "
-                  "the paper's scale, and a deep MLP Transformer for Fig. 10, are missing.")
+                  "own module, and equals the one-layer eq. (2) AoT at $L = 1$ (tests/test_aot.py). The book preset "
+                  "trains them at a small scale (`appB2-depth-small`, `appB2-depth-gain`); their training at the "
+                  "paper's scale, and a deep MLP Transformer for Fig. 10, are missing.")
 
 
 def generated(C: Claims, evs: dict, cost_exp5: float, book_reps: int, book_steps: int) -> str:
