@@ -17,16 +17,10 @@ import torch
 from lib.chapters.aot_memorization import construction as aot
 
 
-def circle(N: int) -> np.ndarray:
-    """The N points of Prop. 3's circle, ``[N, 2]``."""
-    ang = 2 * np.pi * np.arange(N) / N
-    return np.stack([np.cos(ang), np.sin(ang)], 1)
-
-
 def circle_skip_aot(labels: np.ndarray, S: int = 2) -> aot.AoT:
     """The AoT with H = 0 and d = 2 that maps last token x to ``labels[x]``: W_U = the circle, e(x) = W_U[labels[x]],
     pos = 0 (float64)."""
-    W = circle(len(labels))
+    W = aot.circle(len(labels))
     T = lambda a: torch.as_tensor(np.asarray(a, float))
     empty = lambda *s: torch.zeros(0, *s, dtype=torch.float64)
     return aot.AoT(T(W[np.asarray(labels)]), T(np.zeros((S, 2))), empty(2, 1), empty(2, 1), empty(2, 2), empty(2, 2), T(W))

@@ -364,12 +364,17 @@ def prop3_kl(N: int, lam: float) -> float:
     return float(np.log1p(np.exp(-lam * (1.0 - np.cos(2 * np.pi * j / N))).sum()))
 
 
+def circle(N: int) -> np.ndarray:
+    """Prop. 3's unembedding: the N points ``W_j = (cos 2 pi j / N, sin 2 pi j / N)`` of the unit circle, ``[N, 2]``."""
+    ang = 2 * np.pi * np.arange(N) / N
+    return np.stack([np.cos(ang), np.sin(ang)], 1)
+
+
 def prop3_kl_direct(N: int, S: int, lam: float, rng: np.random.Generator, dim: int = 2) -> float:
     """The same encoder evaluated by brute force on a random look-up table (softmax of the logits).
     ``dim = 1`` keeps only the cosine coordinate (tokens on a line, d = 1: Prop. 3's d >= 2 violated)."""
     g = random_table(N, S, rng)
-    ang = 2 * np.pi * np.arange(N) / N
-    W = np.stack([np.cos(ang), np.sin(ang)], 1)[:, :dim]
+    W = circle(N)[:, :dim]
     logits = lam * W[g] @ W.T
     P = np.zeros((len(g), N))
     P[np.arange(len(g)), g] = 1.0

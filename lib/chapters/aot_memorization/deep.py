@@ -149,10 +149,11 @@ def plot_depth(ax, recs: list[dict], ds: Sequence[int], Hs: Sequence[int], L: in
     from lib.core import plots
     for i, d in enumerate(ds):
         for depth, ls, mk in ((1, "-", "o"), (L, "--", "s")):
-            y = [float(np.mean(accs(recs, d=d, H=H, L=depth))) for H in Hs]
-            ax.plot(Hs, y, color=plots.COLORS[i], ls=ls, marker=mk, label=f"d = d_h = {d}, {depth} layer{'s' * (depth > 1)}")
-            for H in Hs:
-                ax.scatter([H] * len(accs(recs, d=d, H=H, L=depth)), accs(recs, d=d, H=H, L=depth), color=plots.COLORS[i], s=6)
+            seeds = [accs(recs, d=d, H=H, L=depth) for H in Hs]
+            ax.plot(Hs, [float(np.mean(a)) for a in seeds], color=plots.COLORS[i], ls=ls, marker=mk,
+                    label=f"d = d_h = {d}, {depth} layer{'s' * (depth > 1)}")
+            for H, a in zip(Hs, seeds, strict=True):
+                ax.scatter([H] * len(a), a, color=plots.COLORS[i], s=6)
     ax.axhline(1 / N, color="#57606a", lw=0.6)
     ax.set(xlabel="heads per layer H", ylabel="accuracy (full table)", ylim=(0, 1.05), xticks=list(Hs),
            title=f"App. B.2 at N = {N}: 1 vs {L} layers")

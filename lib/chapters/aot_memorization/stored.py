@@ -747,11 +747,16 @@ def _v1_crit() -> dict:
             "v1-above-bound": ABOVE_CRIT + "; control: a model that gains nothing from heads"}
 
 
-def v1_spread(m: dict, v1t: dict, Hs: list) -> str:
-    """Where ours and the v2 CSV stand against the v1 CSV, point by point: the median |diff|, the points within
-    0.05, and the (d, H) of ours beyond it with its sign (``m``: ``{(d, H): (running acc, ...)}``)."""
-    pts = [(d, H, m[(d, H)][0] - y, aot.PAPER["exp1"][d][i] - y) for d in sorted(v1t)
-           for i, (H, y) in enumerate(zip(Hs, v1t[d], strict=False))]
+def v1_diffs(m: dict, v1t: dict, Hs: list) -> list[tuple[int, int, float, float]]:
+    """(d, H, ours − v1 CSV, v2 CSV − v1 CSV) at every point of v1's grid (6 or 7 H per d; ``m``:
+    ``{(d, H): (running acc, ...)}``)."""
+    return [(d, H, m[(d, H)][0] - y, aot.PAPER["exp1"][d][i] - y) for d in sorted(v1t)
+            for i, (H, y) in enumerate(zip(Hs, v1t[d], strict=False))]
+
+
+def v1_spread(pts: list[tuple[int, int, float, float]]) -> str:
+    """Where ours and the v2 CSV stand against the v1 CSV, point by point (:func:`v1_diffs`): the median |diff|, the
+    points within 0.05, and the (d, H) of ours beyond it with its sign."""
     ours, v2 = np.abs([p[2] for p in pts]), np.abs([p[3] for p in pts])
     far = [p for p in pts if abs(p[2]) > 0.05]
     return (f"against the v1 CSV: ours within 0.05 at {int((ours <= 0.05).sum())} of {len(pts)} points (median |diff| "
@@ -777,14 +782,15 @@ def v1(C: Claims, evs: dict) -> None:
         ax[0].plot(Hs[: len(v1t[d])], v1t[d], color=col, ls="--", lw=0.8)
     ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="v1's protocol, stored run (solid) vs v1 CSV (dashed)")
     ax[0].legend(fontsize=5, ncol=2)
-    diff = {d: max(abs(m[(d, H)][0] - y) for H, y in zip(Hs, v1t[d], strict=False)) for d in ds}   # v1: 6 or 7 H
-    v2gap = max(abs(a - b) for d in ds for a, b in zip(aot.PAPER["exp1"][d], v1t[d], strict=False))
+    cmp = v1_diffs(m, v1t, Hs)
+    diff = {d: max(abs(p[2]) for p in cmp if p[0] == d) for d in ds}
+    v2gap = max(abs(p[3]) for p in cmp)
     print("d                    " + " ".join(f"{d:6d}" for d in ds))
     print("max |ours - v1 CSV|  " + " ".join(f"{diff[d]:6.3f}" for d in ds))
     slopes, _ = AP.per_head_slopes(pts, ds, Hs, 50)
     k, k1, k2 = exponent(slopes, 50), exponent(csv_slopes(v1t, Hs), 50), exponent(csv_slopes(aot.PAPER["exp1"], Hs), 50)
     print(f"exponent of associations per head ~ d^k: v1 protocol {k:.2f}; v1 CSV {k1:.2f}; v2 CSV {k2:.2f}")
-    print(v1_spread(m, v1t, Hs))
+    print(v1_spread(cmp))
     sc = _scale(ev, "v1")
     n = sum(len(y) for y in v1t.values())
     C.check("v1-protocol", V1_TEXT["v1-protocol"], paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(diff.values()):.3f} over {n} points",
