@@ -11,6 +11,7 @@ from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization import evidence_fig2a_seed1 as EV1
 from lib.chapters.mha_memorization import evidence_fig2bc as EVBC
 from lib.chapters.mha_memorization import evidence_fig45 as EV45
+from lib.chapters.mha_memorization import evidence_fig4n as EV4N
 from lib.chapters.mha_memorization import stored_fig245 as S
 from lib.core import claims
 from lib.engine import sweep
@@ -26,7 +27,9 @@ def test_declarations_share_fig2a_code_and_fit_the_budget():
     assert store.fingerprint(sws["fig2a-seed1"]) == store.fingerprint(sws["fig2a"])     # same code, same recipe
     assert {p["seed"] for p in EV1.SWEEPS["fig2a-seed1"]["points"]} == {1}
     assert len(EV1.SWEEPS["fig2a-seed1"]["points"]) == len(EV.SWEEPS["fig2a"]["points"])
-    for name in ("fig2b", "fig2c", "fig4", "fig5"):
+    assert store.fingerprint(sws["fig4-context"]) == store.fingerprint(sws["fig4"])   # the head panel's code
+    assert {p["T"] for p in EV4N.POINTS} == {p["T"] for p in EV45.POINTS_4}          # and its T (the control)
+    for name in ("fig2b", "fig2c", "fig4", "fig4-context", "fig5"):
         sw = sws[name]
         assert len(sw["points"]) * sw["cost_s"] / 3600 <= sw["budget_h"], name
         assert set(sw["claims"]) <= set(S.STATEMENTS)
@@ -67,6 +70,9 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
     def f4(p):
         m = 300 * p["H"] + 100 if good else 20 * p["H"] ** 2 + 100
         return dict(best_acc=m / p["T"], memorized=m)
+    def f4n(p):           # good: flat beyond n = 5 (not a line); wrong: a line in n
+        m = 20000 * (1 - np.exp(-p["n"] / 2)) + 100 if good else 400 * p["n"] + 100
+        return dict(best_acc=m / p["T"], memorized=m)
     def f5(p):
         x = p[p["panel"]]
         return dict(best_loss=0.09 if x == 1 else (0.05 / x if good or x != 30 else 0.06))
@@ -77,7 +83,8 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
         return f
     return {"fig2b": _pts(EVBC.SWEEPS["fig2b"], acc2b),
             "fig2c": _pts(EVBC.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]])),
-            "fig4": _pts(EV45.SWEEPS["fig4"], f4), "fig5": _pts(EV45.SWEEPS["fig5"], f5),
+            "fig4": _pts(EV45.SWEEPS["fig4"], f4), "fig4-context": _pts(EV4N.SWEEPS["fig4-context"], f4n),
+            "fig5": _pts(EV45.SWEEPS["fig5"], f5),
             "fig2a": _pts(EV.SWEEPS["fig2a"], a2(0)), "fig2a-seed1": _pts(EV1.SWEEPS["fig2a-seed1"], a2(1))}
 
 
@@ -106,15 +113,15 @@ def test_reader_not_run_while_partial(monkeypatch):
 def test_reader_judges_the_paper_shapes(monkeypatch):
     C, table = _judge(monkeypatch, _shapes(True))
     for i in S.STATEMENTS:
-        want = claims.NOT_RUN if i == "fig4-context-paper-scale" else claims.HOLDS
-        assert C.claims[i].verdict == want, (i, C.claims[i])
+        assert C.claims[i].verdict == claims.HOLDS, (i, C.claims[i])
     assert "holds" in table
 
 
 def test_reader_fails_the_wrong_shapes(monkeypatch):
     C, _ = _judge(monkeypatch, _shapes(False))
     for i in ("fig2b-monotone-paper-scale", "fig2c-no-gain-paper-scale", "fig4-linear-paper-scale",
-              "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
+              "fig4-context-paper-scale", "fig4-context-plateau-paper-scale", "fig5a-monotone-paper-scale",
+              "fig5b-monotone-paper-scale"):
         assert C.claims[i].verdict == claims.FAILS, (i, C.claims[i])
     # a gain beyond n makes the up-to-n claim's control pass: not discriminating
     assert C.claims["fig2c-up-to-n-paper-scale"].verdict == claims.NOT_DISCRIMINATING
@@ -183,3 +190,32 @@ def test_fig2a_monotone_control_is_the_reversed_order(monkeypatch):
     C = claims.Claims("mha-memorization", "book")
     stored.report(C)
     assert C.claims["fig2a-monotone-paper-scale"].verdict == claims.NOT_DISCRIMINATING
+
+
+def test_fig4_context_control_is_the_head_panel(monkeypatch):
+    """A head panel that is not a line either makes the weakened-line claim not discriminating; without a complete
+    head panel the context claim is not run."""
+    good = _shapes(True)
+    curved = dict(good, fig4=[dict(p, memorized=20 * p["H"] ** 2 + 100, best_acc=(20 * p["H"] ** 2 + 100) / p["T"])
+                              for p in good["fig4"]])
+    C, _ = _judge(monkeypatch, curved)
+    c = C.claims["fig4-context-paper-scale"]
+    assert c.verdict == claims.NOT_DISCRIMINATING and c.control["passed"], c
+    C, _ = _judge(monkeypatch, dict(good, fig4=good["fig4"][:2]))
+    c = C.claims["fig4-context-paper-scale"]
+    assert c.verdict == claims.NOT_RUN and "head panel" in c.criterion, c
+
+
+def test_fig4_plateau_control_is_the_shared_context(monkeypatch):
+    """The plateau finding passes on a flat context panel and its control (Fig. 2(b), growing with n) fails; a flat
+    Fig. 2(b) makes it not discriminating; without a complete Fig. 2(b) it is not run."""
+    good = _shapes(True)
+    C, _ = _judge(monkeypatch, good)
+    c = C.claims["fig4-context-plateau-paper-scale"]
+    assert c.verdict == claims.HOLDS and c.kind == claims.FINDING and not c.control["passed"], c
+    flat = dict(good, fig2b=[dict(p, best_acc=0.3, memorized=0.3 * p["T"]) if p["n"] > 1 else p for p in good["fig2b"]])
+    C, _ = _judge(monkeypatch, flat)
+    assert C.claims["fig4-context-plateau-paper-scale"].verdict == claims.NOT_DISCRIMINATING
+    C, _ = _judge(monkeypatch, dict(good, fig2b=good["fig2b"][:3]))
+    c = C.claims["fig4-context-plateau-paper-scale"]
+    assert c.verdict == claims.NOT_RUN and "fig2b" in c.criterion, c
