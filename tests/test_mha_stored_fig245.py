@@ -219,3 +219,12 @@ def test_fig4_plateau_control_is_the_shared_context(monkeypatch):
     C, _ = _judge(monkeypatch, dict(good, fig2b=good["fig2b"][:3]))
     c = C.claims["fig4-context-plateau-paper-scale"]
     assert c.verdict == claims.NOT_RUN and "fig2b" in c.criterion, c
+
+
+def test_fig4_note_only_when_judged(monkeypatch):
+    good = _shapes(True)
+    C, _ = _judge(monkeypatch, good)
+    note = S.fig4_note(C)
+    assert note.startswith("**Reading Fig. 4") and "cannot tell" not in note and "O(Hd)" in note
+    C, _ = _judge(monkeypatch, dict(good, **{"fig4-context": good["fig4-context"][:2]}))
+    assert S.fig4_note(C) == ""
