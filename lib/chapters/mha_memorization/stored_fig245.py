@@ -405,7 +405,10 @@ def figure(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None:
                              ("5b", fig5)) if v]
     if not panels:
         return
-    _, axes = plots.subplots(1, len(panels), width=3.4 * len(panels), height=3.0)
+    cols = min(3, len(panels))
+    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=3.6, height=3.0)     # width and height per panel
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
     for ax, k in zip(axes, panels, strict=False):
         if k == "2b":
             for i, (T, (ns, _, acc)) in enumerate(fig2b.items()):
