@@ -82,7 +82,8 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
             return dict(best_acc=a, memorized=a * p["T"])
         return f
     return {"fig2b": _pts(EVBC.SWEEPS["fig2b"], acc2b),
-            "fig2c": _pts(EVBC.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]])),
+            "fig2c": _pts(EVBC.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]], best_step=300_000,
+                                                                        steps=300_000)),
             "fig4": _pts(EV45.SWEEPS["fig4"], f4), "fig4-context": _pts(EV4N.SWEEPS["fig4-context"], f4n),
             "fig5": _pts(EV45.SWEEPS["fig5"], f5),
             "fig2a": _pts(EV.SWEEPS["fig2a"], a2(0)), "fig2a-seed1": _pts(EV1.SWEEPS["fig2a-seed1"], a2(1))}
@@ -223,8 +224,8 @@ def test_fig4_plateau_control_is_the_shared_context(monkeypatch):
 
 def test_fig4_note_only_when_judged(monkeypatch):
     good = _shapes(True)
-    C, _ = _judge(monkeypatch, good)
-    note = S.fig4_note(C)
-    assert note.startswith("**Reading Fig. 4") and "cannot tell" not in note and "O(Hd)" in note
-    C, _ = _judge(monkeypatch, dict(good, **{"fig4-context": good["fig4-context"][:2]}))
-    assert S.fig4_note(C) == ""
+    _, page = _judge(monkeypatch, good)
+    note = page[page.index("**Reading Fig. 4"):]
+    assert "cannot tell" not in note and "O(Hd)" in note
+    _, page = _judge(monkeypatch, dict(good, **{"fig4-context": good["fig4-context"][:2]}))
+    assert "**Reading Fig. 4" not in page

@@ -223,18 +223,15 @@ def fig2c_note(C: Claims) -> str:
             "`fig2c-no-gain-paper-scale` therefore tests the figure at the paper's recipe, not the converged capacity.")
 
 
-def fig4_note(C: Claims) -> str:
+def fig4_note(C: Claims, fig4: dict) -> str:
     """Markdown: how to read Fig. 4's stored panels together (the shape of the context panel, both panels' fits,
-    whether the declared weakened-line claim could tell them apart, the dataset's ceiling, the paper's conjecture);
-    '' while the context claims are not judged."""
+    whether the declared weakened-line claim could tell them apart, the dataset's ceiling, the paper's conjecture),
+    from :func:`report_fig4`'s curves and fits; '' while the context claims are not judged."""
     ids = ("fig4-context-paper-scale", "fig4-context-plateau-paper-scale")
     if any(i not in C.claims or C.claims[i].verdict == NOT_RUN for i in ids):
         return ""
-    pts = store.load(CHAPTER, "fig4-context").points
-    ns, mem, acc = series(pts, "n", "memorized")
-    Hs, memH, accH = series(store.load(CHAPTER, "fig4").points, "H", "memorized")
-    f, fH = r2_by_rival(ns, acc, mem, SATURATED), r2_by_rival(Hs, accH, memH, SATURATED)
-    k, T, H, d = ns.index(5), pts[0]["T"], pts[0]["H"], EV45.RECIPE_4["d"]
+    (ns, mem, acc), f, fH = fig4["n"], fig4["r2n"], fig4["r2"]
+    k, T, H, d = ns.index(5), EV4N.T, EV4N.H, EV45.RECIPE_4["d"]
     falls = sum(b < a for a, b in zip(mem[k:], mem[k + 1:], strict=False))
     out = (f"**Reading Fig. 4 at the paper's scale.** With per-example contexts (general position, H = {H}) the count "
            f"goes from {mem[0]:.0f} at n = 1 to {mem[k]:.0f} at n = 5 and then stays between {min(mem[k:]):.0f} and "
@@ -480,10 +477,10 @@ def status() -> str:
 
 
 def report(C: Claims) -> str:
-    """Read, draw and judge every stored subset (module docstring); returns the Markdown table of the paper's
-    statements beside ours."""
+    """Read, draw and judge every stored subset (module docstring); returns the Markdown of the paper's statements
+    beside ours (:func:`table`) followed by the notes on reading Fig. 2(c) and Fig. 4."""
     b = report_fig2b(C)
     c, f4, f5 = report_fig2c(C), report_fig4(C, b), report_fig5(C)
     report_fig2a_seed1(C)
     figure(b, c, f4, f5)
-    return table(C)
+    return "\n\n".join(x for x in (table(C), fig2c_note(C), fig4_note(C, f4)) if x)
