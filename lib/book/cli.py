@@ -13,6 +13,8 @@
     evidence <chapter> [<name> ...] [--workers N]       run or resume paper-scale evidence sweeps into
                                                         book/evidence/ (resumable; lib.book.evidence)
     evidence --list [<chapter>] | <chapter> --check     the sweeps with their CPU-hours | stale or edited points
+    evidence migrate <chapter> [<name> ...] [--full]    move stale stored sweeps to today's code when a re-trained
+                                                        sample reproduces them bitwise (lib.book.migrate)
 
 Bad input (unknown chapter, preset or parameter; a wrong type; an impossible value) prints one line
 naming the parameter and what is allowed, exits with status 2, and executes nothing.
@@ -69,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=int, default=2, help="one-thread worker processes (default 2)")
     ev.add_argument("--check", action="store_true", help="check the stored evidence (staleness, edits); runs nothing")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--full", action="store_true", help="migrate: also re-train one full unit of each sweep")
     return ap
 
 
@@ -118,6 +121,12 @@ def _execute(a) -> None:
 
 def _evidence(a) -> int:
     from lib.book import evidence as EV
+    migrating = a.chapter == "migrate"
+    if migrating:
+        if not a.names:
+            raise P.ParameterError("evidence migrate: name a chapter, e.g. `python -m lib evidence migrate "
+                                   "mha-memorization fig2a`")
+        a.chapter, a.names = a.names[0], a.names[1:]
     if a.chapter and a.chapter not in EV.chapters():
         raise P.ParameterError(f"chapter {a.chapter!r} declares no evidence sweeps: choose one of {', '.join(EV.chapters())}")
     unknown = [n for n in a.names if a.chapter and n not in EV.sweeps(a.chapter)]
@@ -129,6 +138,10 @@ def _evidence(a) -> int:
         return 0
     if a.workers < 1:
         raise P.ParameterError(f"--workers {a.workers}: expected >= 1")
+    if migrating:
+        from lib.book import migrate
+        ok = [migrate.migrate(a.chapter, n, full=a.full or None) for n in a.names or list(EV.sweeps(a.chapter))]
+        return 0 if all(ok) else 1
     if a.check:
         probs = [p for n in a.names or list(EV.sweeps(a.chapter)) for p in EV.check(a.chapter, n)]
         print("\n".join(probs) if probs else "stored evidence consistent with today's code")

@@ -1,33 +1,31 @@
 """Paper-scale evidence: long CPU runs, stored with provenance, read by the pages, re-verified by the tests.
 
-A chapter declares its evidence sweeps in ``lib/chapters/<pkg>/evidence.py`` (or in further modules
-``evidence_<topic>.py`` of the package, so that a new sweep does not edit, and so stale, the code of a stored
-one) as ``SWEEPS = {name: dict(...)}``
-with keys ``fn`` (the training function of :func:`lib.engine.sweep.run`), ``points`` (the grid), ``group_by``,
-``config`` (the recipe: passed to ``fn`` as keyword arguments and hashed into the fingerprint), ``cost_s``
-(measured CPU-seconds per point, for ``--list``), ``budget_h`` (CPU-hours allowed), ``claims`` (the claim
-ids it feeds), ``what`` (one line), ``paper`` (the paper's scale) and ``verify`` (``fields``: {result key:
-absolute tolerance}, ``units``: how many work units the test re-trains, ``points``: optionally, which (cheap)
-points; None: too costly to re-train).
+A chapter declares its evidence sweeps in ``lib/chapters/<pkg>/evidence.py`` as data, ``SWEEPS = {name:
+dict(...)}`` with keys ``fn`` (the training function of :func:`lib.engine.sweep.run`), ``points`` (the grid),
+``group_by``, ``config`` (the recipe: passed to ``fn`` as keyword arguments and hashed into the fingerprint),
+``cost_s`` (measured CPU-seconds per point, for ``--list``), ``budget_h`` (CPU-hours allowed), ``claims`` (the
+claim ids it feeds), ``what`` (one line), ``paper`` (the paper's scale) and ``verify`` (``fields``: {result
+key: absolute tolerance}, ``units``: how many work units the test re-trains in full, ``points``: optionally,
+which (cheap) points, ``prefix``: the optimiser steps a trajectory check replays). Only ``fn``, ``config``
+and ``points`` make the evidence what it is; the rest can change without touching the stored run.
 
 ``python -m lib evidence <chapter> [<name> ...]`` runs them on :func:`lib.engine.sweep.run` into
-``book/evidence/<chapter>/<name>/points-<fingerprint>/`` (one JSON file per finished point, written as it
-finishes: an interrupted run resumes and never recomputes a stored point), next to ``manifest.json``:
-the grid, the recipe, the code fingerprint and the hash of every module it covers, and per session the git
-commit, torch/numpy versions, CPU model and date; at the end of a run the CPU-seconds per point and, per
-model family, the model-steps/s and the fraction of this machine's float32 GEMM peak (measured once per run).
+``book/evidence/<chapter>/<name>/points/`` (one sealed JSON file per finished point, written as it finishes:
+an interrupted run resumes and never recomputes a stored point), next to ``manifest.json``: the grid, the
+recipe, the fingerprint with one hash per definition the training function reaches
+(:func:`lib.core.codehash.definitions`), per session the git commit, torch/numpy versions, CPU model and date,
+the trajectory digests of a sample of work units (:mod:`lib.book.migrate`), the migrations the run went
+through, and at the end the CPU-seconds per point and, per model family, the model-steps/s and the fraction
+of this machine's float32 GEMM peak.
 
-Each stored result carries a ``digest`` (:func:`seal`) of its point and numbers: a hand-edited number is
-found by :func:`check`. When the training code or the recipe changes, the fingerprint differs, :func:`load`
-and :func:`check` say the evidence is stale and print the command that refreshes it; points of two code
-versions are never mixed (each version has its own ``points-<fingerprint>`` folder; a new run keeps only
-its own and moves the others to ``.cache/evidence-old/``). :func:`verify` re-trains a deterministic sample
-of work units and compares them.
+Each stored result carries a ``digest`` (:func:`lib.engine.sweep.seal`): a hand-edited number is found by
+:func:`check`. When a definition the run executed changes, :func:`load` and :func:`check` say the evidence is
+stale, name the definitions, and print the command that refreshes it; ``python -m lib evidence migrate``
+(:mod:`lib.book.migrate`) moves it to the new code when a re-trained sample reproduces it bitwise.
 """
 from __future__ import annotations
 
 import datetime
-import hashlib
 import importlib
 import json
 import os
@@ -44,7 +42,6 @@ from lib.core import codehash
 from lib.engine import sweep
 
 ROOT = codehash.ROOT / "book" / "evidence"
-ENGINE = ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -87,26 +84,22 @@ def folder(chapter: str, name: str, root: Path | None = None) -> Path:
     return Path(root or ROOT) / chapter / name
 
 
+def definitions(sw: dict) -> dict[str, str]:
+    """The hash of every definition the sweep's training function reaches (to name the changed ones)."""
+    return codehash.definitions(sw["fn"])
+
+
 def fingerprint(sw: dict) -> str:
-    """The sweep's fingerprint: its recipe and its training code (:func:`lib.engine.sweep.fingerprint`)."""
+    """The sweep's fingerprint: its recipe and the definitions its training function reaches
+    (:func:`lib.engine.sweep.fingerprint`)."""
     return sweep.fingerprint(sw["fn"], sw["config"])
-
-
-def module_hashes(sw: dict) -> dict[str, str]:
-    """The hash of every module the training code covers (to name the changed ones when it is stale)."""
-    mods = codehash.module_closure([], ENGINE + [sw["fn"].__module__])
-    return {m: codehash.code_hash([m], semantic=True) for m in mods}
 
 
 def _canon(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
 
-def seal(point: dict, result: dict) -> dict:
-    """``result`` with a ``digest`` of the point and the result (a hand edit then shows)."""
-    body = sweep._jsonable({k: v for k, v in result.items() if k != "digest"})
-    d = hashlib.sha256(_canon({"point": point, "result": body}).encode()).hexdigest()[:16]
-    return dict(body, digest=d)
+seal = sweep.seal
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,24 +195,32 @@ def _write_manifest(man: dict, chapter: str, name: str, root: Path | None = None
     os.replace(tmp, p)
 
 
+def points_dir(chapter: str, name: str, root: Path | None = None, man: dict | None = None) -> Path:
+    """The folder of the sweep's stored points (``points/``; older manifests name their own)."""
+    man = man if man is not None else read_manifest(chapter, name, root) or {}
+    return folder(chapter, name, root) / man.get("points_folder", "points")
+
+
 def _start_manifest(sw: dict, fp: str, root: Path | None) -> dict:
     old = read_manifest(sw["chapter"], sw["name"], root) or {}
-    sessions = old.get("sessions", []) if old.get("fingerprint") == fp else []
-    for d in folder(sw["chapter"], sw["name"], root).glob("points-*"):
-        if d.name != f"points-{fp}":          # another code version: never mixed in, moved aside, never deleted
-            keep = codehash.ROOT / ".cache" / "evidence-old" / sw["chapter"] / sw["name"] / d.name
-            keep.parent.mkdir(parents=True, exist_ok=True)
-            shutil.rmtree(keep, ignore_errors=True)
-            shutil.move(str(d), str(keep))
-            print(f"[lib] {sw['chapter']}/{sw['name']}: the stored points of another code version "
-                  f"({stale_reason(sw, old) or 'other fingerprint'}) moved to {keep}; starting this version's run")
-    pdir = folder(sw["chapter"], sw["name"], root) / f"points-{fp}"
+    same = old.get("fingerprint") == fp
+    pdir = points_dir(sw["chapter"], sw["name"], root, old)
+    if old and not same and pdir.is_dir():      # another code version: never mixed in, moved aside, never deleted
+        keep = codehash.ROOT / ".cache" / "evidence-old" / sw["chapter"] / sw["name"] / f"points-{old.get('fingerprint')}"
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(keep, ignore_errors=True)
+        shutil.move(str(pdir), str(keep))
+        print(f"[lib] {sw['chapter']}/{sw['name']}: the stored points of another code version "
+              f"({stale_reason(sw, old) or 'other fingerprint'}) moved to {keep}; starting this version's run")
+    pdir = folder(sw["chapter"], sw["name"], root) / "points"
     missing = len({sweep.point_key(p) for p in sw["points"]} - (sweep.Store(pdir).keys() if pdir.is_dir() else set()))
+    keep_old = {k: old[k] for k in ("sessions", "migrations", "trajectories") if same and k in old}
     return {"chapter": sw["chapter"], "name": sw["name"], "what": sw["what"], "paper": sw.get("paper", ""),
-            "fingerprint": fp, "points_folder": f"points-{fp}", "config": sw["config"],
+            "fingerprint": fp, "points_folder": "points", "config": sw["config"],
             "group_by": list(sw["group_by"]), "grid": sw["points"], "n_points": len(sw["points"]),
-            "modules": module_hashes(sw), "claims": sw.get("claims", []), "budget_cpu_h": sw.get("budget_h"),
-            "command": command(sw["chapter"], sw["name"]), "sessions": sessions + ([machine()] if missing or not sessions else []),
+            "definitions": definitions(sw), "claims": sw.get("claims", []), "budget_cpu_h": sw.get("budget_h"),
+            "command": command(sw["chapter"], sw["name"]), **keep_old,
+            "sessions": keep_old.get("sessions", []) + ([machine()] if missing or not keep_old.get("sessions") else []),
             "complete": False}
 
 
@@ -238,12 +239,15 @@ def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Pa
         man = _start_manifest(sw, fp, root)
         man["gemm_peak"], man["gemm_peak_reference"] = dict(peak, load=os.getloadavg()), ref
         _write_manifest(man, chapter, n, root)
-        base = folder(chapter, n, root)
-        sweep.run(sw["fn"], sw["points"], name="points", group_by=sw["group_by"], config=sw["config"],
-                  fn_kwargs=sw["config"], run_dir=base, workers=workers, quiet=quiet, desc=f"{chapter}/{n}")
-        shutil.rmtree(base / f"points-{fp}" / ".progress", ignore_errors=True)
-        rows = _rows(base / f"points-{fp}")
+        pdir = folder(chapter, n, root) / "points"
+        sweep.run(sw["fn"], sw["points"], group_by=sw["group_by"], config=sw["config"], fn_kwargs=sw["config"],
+                  folder=pdir, sealed=True, workers=workers, quiet=quiet, desc=f"{chapter}/{n}")
+        shutil.rmtree(pdir / ".progress", ignore_errors=True)
+        rows = _rows(pdir)
         man.update(complete=len(rows) == len(sw["points"]), **_stats(rows, (ref or peak)["gflops"]))
+        if "trajectories" not in man:
+            from lib.book import migrate            # migrate imports this module
+            man["trajectories"] = migrate.record(sw, root)
         _write_manifest(man, chapter, n, root)
         out[n] = man
     return out
@@ -303,9 +307,7 @@ def stale_reason(sw: dict, man: dict) -> str:
     if _canon(man.get("grid")) != _canon(sw["points"]):
         return "the grid changed"
     if man.get("fingerprint") != fingerprint(sw):
-        now = module_hashes(sw)
-        old = man.get("modules", {})
-        changed = sorted(m for m in set(now) | set(old) if now.get(m) != old.get(m))
+        changed = codehash.changed(man.get("definitions", {}), definitions(sw))
         return "the training code changed since the run (" + (", ".join(changed) or "fingerprint differs") + ")"
     return ""
 
@@ -318,7 +320,7 @@ def load(chapter: str, name: str, root: Path | None = None) -> Evidence:
     if man is None:
         ev.reason = "not run yet"
         return ev
-    ev.points = _rows(folder(chapter, name, root) / man["points_folder"])
+    ev.points = _rows(points_dir(chapter, name, root, man))
     ev.reason = stale_reason(sw, man)
     ev.stale = bool(ev.reason)
     if not ev.points:
@@ -339,7 +341,7 @@ def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
     if ev.stale:
         probs.append(f"{where}: the stored evidence is stale: {ev.reason}; refresh with `{ev.command}`")
     grid = {_canon(p) for p in sweeps(chapter)[name]["points"]}
-    pdir = folder(chapter, name, root) / ev.manifest["points_folder"]
+    pdir = points_dir(chapter, name, root, ev.manifest)
     for rec in sweep.Store(pdir).records():
         pt, res = rec["point"], rec["result"]
         if seal(pt, res)["digest"] != res.get("digest"):
@@ -348,51 +350,6 @@ def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
         if _canon(pt) not in grid:
             probs.append(f"{where}: point {pt} is not in the declared grid")
     return probs
-
-
-def sample_units(sw: dict, rows: list[dict], k: int) -> list[list[dict]]:
-    """``k`` work units of stored points, chosen deterministically (hash of the sweep's name), or the stored ones
-    among the points the declaration names (``verify["points"]``: cheap units of a costly sweep), one unit each."""
-    pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
-    pick = (sw.get("verify") or {}).get("points")
-    if pick:
-        have = {sweep.point_key(p) for p in pts}
-        return [[p] for p in pick if sweep.point_key(p) in have][:k]
-    keys = set(sweep.point_key(p) for p in sw["points"])
-    pts = [p for p in pts if sweep.point_key(p) in keys]
-    us = sorted(sweep.units(pts, sw["group_by"]), key=lambda u: sweep.point_key(u[0]))
-    if not us:
-        return []
-    start = int(hashlib.sha256(f"{sw['chapter']}/{sw['name']}".encode()).hexdigest(), 16) % len(us)
-    return [us[(start + i) % len(us)] for i in range(min(k, len(us)))]
-
-
-def retrain(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[tuple]:
-    """Re-train a deterministic sample of stored work units with today's code: (point, field, stored, today)
-    for every compared field of every re-trained point."""
-    sw = sweeps(chapter)[name]
-    ev = load(chapter, name, root)
-    spec = sw.get("verify") or {}
-    k = spec.get("units", 0) if units is None else units
-    if not ev.points or not k:
-        return []
-    stored = {sweep.point_key({k_: r[k_] for k_ in sw["points"][0]}): r for r in ev.points}
-    out = []
-    with tempfile.TemporaryDirectory(prefix="atr-verify-") as tmp:
-        for u in sample_units(sw, ev.points, k):
-            rows = sweep.run(sw["fn"], u, name="verify", group_by=sw["group_by"], config=sw["config"],
-                             fn_kwargs=sw["config"], run_dir=tmp, workers=1, quiet=True)
-            for p, new in zip(u, rows, strict=True):
-                out += [(p, f, stored[sweep.point_key(p)][f], new[f]) for f in spec["fields"]]
-    return out
-
-
-def verify(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[str]:
-    """:func:`retrain`'s differences beyond the sweep's declared tolerances, as messages (empty: verified)."""
-    tol = (sweeps(chapter)[name].get("verify") or {}).get("fields", {})
-    return [f"{chapter}/{name}: point {p}: stored {f} = {old:.4f}, re-trained today {new:.4f} (tolerance "
-            f"{tol[f]}); if the code changed on purpose, rerun `{command(chapter, name)}`"
-            for p, f, old, new in retrain(chapter, name, root, units) if abs(float(new) - float(old)) > tol[f]]
 
 
 def listing(chapter: str | None = None, root: Path | None = None) -> list[str]:

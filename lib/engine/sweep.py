@@ -34,9 +34,9 @@ notebook, because worker processes import it)::
 Where results go: ``run_dir`` if given, else ``$ATR_RUN_DIR/sweeps`` (``python -m lib run`` sets it
 to the run's folder, so a rerun of the same folder resumes), else a temporary folder that is deleted
 at exit (a plain execution, e.g. the regression tests, always recomputes). Inside it, a sweep lives
-in ``<name>-<fingerprint>/``, the fingerprint (:func:`fingerprint`) hashing ``config`` and the code of the
-training function's module, the engine and every ``lib`` module they import (docstrings and comments left
-out): results of other code or settings are never reused.
+in ``<name>-<fingerprint>/``, the fingerprint (:func:`fingerprint`) hashing ``config`` and every definition
+reachable from the training function (docstrings and comments left out): results of other code or settings
+are never reused.
 Each point is one JSON file ``<key>.json`` (``key`` = hash of the point's canonical JSON), written
 to a temporary name and renamed (``os.replace``), so a killed run leaves only whole files.
 
@@ -132,23 +132,21 @@ def _resolve(ref: tuple[str, str, str]) -> Callable:
 
 
 def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
-    """Hash of the sweep's settings and code: ``config``, and the code fingerprint
-    (:func:`lib.core.codehash.module_closure`) of ``fn``'s module and the engine: every ``lib`` module they
-    import, transitively, hashed without docstrings and comments (``semantic=True``). A function outside
-    ``lib`` (a test's) adds its own file's bytes."""
+    """Hash of the sweep's settings and code: ``config``, and the hash of every definition reachable from ``fn``
+    (:func:`lib.core.codehash.definitions`: the functions, classes and constants it runs, without docstrings
+    and comments)."""
     h = hashlib.sha256(_canon(dict(config or {})).encode())
-    sources, modules = [], ["lib.engine.train", "lib.engine.family", "lib.engine.kernels"]
     if fn is not None:
-        if fn.__module__.startswith("lib."):
-            modules.append(fn.__module__)
-        else:
-            try:
-                src = Path(inspect.getsourcefile(fn)).read_text()
-                sources.append(src)
-                h.update(src.encode())
-            except (TypeError, OSError):
-                pass
-    return codehash.code_hash(codehash.module_closure(sources, modules), h, semantic=True)[:12]
+        h.update(codehash.definitions_hash(codehash.definitions(fn)).encode())
+    return h.hexdigest()[:12]
+
+
+def seal(point: Mapping, result: Mapping) -> dict:
+    """``result`` with a ``digest`` of the point and the result (a hand edit then shows)."""
+    body = _jsonable({k: v for k, v in result.items() if k != "digest"})
+    d = hashlib.sha256(json.dumps({"point": dict(point), "result": body}, sort_keys=True,
+                                  separators=(",", ":")).encode()).hexdigest()[:16]
+    return dict(body, digest=d)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -157,15 +155,16 @@ def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
 class Store:
     """One JSON file per finished point under ``folder``; writes are atomic (temp file + rename)."""
 
-    def __init__(self, folder: str | os.PathLike):
-        self.folder = Path(folder)
+    def __init__(self, folder: str | os.PathLike, sealed: bool = False):
+        self.folder, self.sealed = Path(folder), sealed         # sealed: each result carries its digest
         self.folder.mkdir(parents=True, exist_ok=True)
 
     def path(self, point: Mapping) -> Path:
         return self.folder / f"{point_key(point)}.json"
 
     def put(self, point: Mapping, result: Mapping) -> None:
-        rec = {"point": dict(point), "result": _jsonable(result), "written": time.time(), "pid": os.getpid()}
+        result = seal(point, result) if self.sealed else _jsonable(result)
+        rec = {"point": dict(point), "result": result, "written": time.time(), "pid": os.getpid()}
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
         try:
             with os.fdopen(fd, "w") as f:
@@ -263,13 +262,14 @@ class Reporter:
 
 
 def _run_unit(ref: tuple[str, str, str], points: list[dict], folder: str, unit_id: str,
-              threads: int | None = 1, kwargs: dict | None = None, beat_cb: Callable | None = None) -> int:
+              threads: int | None = 1, kwargs: dict | None = None, beat_cb: Callable | None = None,
+              sealed: bool = False) -> int:
     """Execute one work unit (in a worker): train its points, write each as it finishes."""
     if threads:
         import torch
         torch.set_num_threads(int(threads))
     fn = _resolve(ref)
-    store = Store(folder)
+    store = Store(folder, sealed)
     hb = Path(folder) / ".progress"
     hb.mkdir(exist_ok=True)
     rep = Reporter(store, unit_id, hb / f"{unit_id}.json", beat_cb)
@@ -369,17 +369,20 @@ def run(fn: Callable, points: Sequence[Mapping[str, Any]], *, name: str = "sweep
         config: Mapping[str, Any] | None = None, run_dir: str | os.PathLike | None = None,
         executor: Any = "process", workers: int = 2, max_family: int = 64, threads: int | None = 1,
         cluster: str | None = "local", executor_params: Mapping | None = None, fn_kwargs: Mapping | None = None,
-        quiet: bool | None = None, desc: str | None = None, poll_s: float = 0.5) -> list[dict]:
+        quiet: bool | None = None, desc: str | None = None, poll_s: float = 0.5, folder: str | os.PathLike | None = None,
+        sealed: bool = False) -> list[dict]:
     """Run ``fn`` over ``points`` (module docstring) and return, in the order of ``points``,
     ``{**result, **point}`` for every point. Already-finished points (same folder) are skipped.
-    ``fn(points, report, **fn_kwargs)`` trains a unit; ``config`` is hashed into the folder name."""
+    ``fn(points, report, **fn_kwargs)`` trains a unit; ``config`` is hashed into the folder name, unless
+    ``folder`` names the store's folder itself (the evidence store, whose manifest keeps the fingerprint).
+    ``sealed``: every result is written with its digest (:func:`seal`)."""
     points = [dict(p) for p in points]
     keys = [point_key(p) for p in points]
     if len(set(keys)) != len(keys):
         raise ValueError("the sweep has duplicate points: add a distinguishing parameter (e.g. seed)")
     ref = _fn_ref(fn)
-    folder = sweep_dir(name, fn, config, run_dir)
-    store = Store(folder)
+    folder = Path(folder) if folder is not None else sweep_dir(name, fn, config, run_dir)
+    store = Store(folder, sealed)
     shutil.rmtree(folder / ".progress", ignore_errors=True)
     (folder / ".progress").mkdir(exist_ok=True)
     todo = [p for p in points if not store.has(p)]
@@ -394,14 +397,15 @@ def run(fn: Callable, points: Sequence[Mapping[str, Any]], *, name: str = "sweep
                 torch.set_num_threads(int(threads))
             for i, u in enumerate(us):
                 uid = f"u{i:04d}-{point_key(u[0])[:8]}"
-                _run_unit(ref, u, str(folder), uid, None, dict(fn_kwargs or {}), lambda: bar.update(store))
+                _run_unit(ref, u, str(folder), uid, None, dict(fn_kwargs or {}), lambda: bar.update(store), sealed)
                 bar.update(store)
             torch.set_num_threads(old_threads)
         else:
             futs = []
             for i, u in enumerate(us):
                 uid = f"u{i:04d}-{point_key(u[0])[:8]}"
-                futs.append(ex.submit(_run_unit, ref, u, str(folder), uid, threads, dict(fn_kwargs or {})))
+                futs.append(ex.submit(_run_unit, ref, u, str(folder), uid, threads, dict(fn_kwargs or {}), None,
+                                      sealed))
             pending = list(futs)
             while pending:
                 if kind == "futures":

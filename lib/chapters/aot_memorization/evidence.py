@@ -46,19 +46,21 @@ def _points(exp: str, variant: str, reps: int) -> list[dict]:
 
 
 def _sweep(exp: str, reps: int, cost_s: float, claims: list[str], what: str, variants=("official", "paper"),
-           group_by=("variant", "rep"), budget_h: float = 0.5) -> dict:
+           group_by=("variant", "rep"), budget_h: float = 0.5, tol: float = 0.03) -> dict:
     return dict(fn=train_points, points=[p for v in variants for p in _points(exp, v, reps)],
                 group_by=list(group_by), config=dict(recipe=OFFICIAL, data_seed=DATA_SEED),
                 cost_s=cost_s, budget_h=budget_h, claims=claims, what=what,
-                verify=dict(fields={"running_acc": 0.03, "table_acc": 0.03}, units=1),
+                verify=dict(fields={"running_acc": tol, "table_acc": tol}, units=1),
                 paper=AT.PAPER_SCALE[exp])
 
 
 # Each sweep: grid, recipe (config, hashed into the fingerprint), the measured CPU-seconds per point
 # on the project's 2-core EPYC (one torch thread), a CPU budget, and the claims it feeds.
 SWEEPS = {
+    # exp6's tolerance: one model of its sample unit re-trained on another 2-core "AMD EPYC" host moved by 0.041
+    # (running accuracy) and 0.04 (table accuracy); on one host the re-training is bitwise reproducible
     "exp6": _sweep("exp6", 6, 1.9, ["exp6-ratio-paper-scale", "exp6-above-bound-paper-scale"],
-                   "Exp. 6 / Fig. 4: N = 10, d = d_h = 2, H = 1..21, official v2 recipe, 6 seeds, both models"),
+                   "Exp. 6 / Fig. 4: N = 10, d = d_h = 2, H = 1..21, official v2 recipe, 6 seeds, both models", tol=0.06),
     "exp2": _sweep("exp2", 3, 4.4, ["exp2-paper-scale"],
                    "Exp. 2 / Fig. 3a: N = 50, d = 10, H = 20, d_h = 1..10, official v2 recipe, 3 seeds, both models"),
     "exp3": _sweep("exp3", 3, 5.3, ["exp3-paper-scale"],

@@ -53,5 +53,5 @@ SWEEPS = {
         fn=lm.evidence_points, points=FLOPS_POINTS, group_by=["L", "size", "seed", "budget"], config=RECIPE,
         cost_s=90.0, budget_h=0.5, claims=["lm-cpu-compute-matched"],
         what="compute-matched control: depths 2 and 4 of seed 0 trained with the FLOPs of the depth-1 model of "
-             "their size", paper="—", verify=None),
+             "their size", paper="—", verify=dict(prefix=256)),
 }

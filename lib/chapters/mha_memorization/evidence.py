@@ -59,7 +59,7 @@ SWEEPS = {
     "fig2a": dict(fn=train_points, points=[dict(H=H, T=T, seed=0) for H in HEADS for T in SIZES], group_by=["H"],
                   config=RECIPE, cost_s=272.0, budget_h=3.0, claims=["fig2a-linear-paper-scale", "fig2a-monotone-paper-scale"],
                   what="Fig. 2(a): d = 64, n = 32, d_h = 64, H = 1..60, T = 10k..40k, official recipe, one seed",
-                  paper="d = 64, n = 32, H = 1..60, T = 10k-40k, max(50k, 500 epochs) steps", verify=None),
+                  paper="d = 64, n = 32, H = 1..60, T = 10k-40k, max(50k, 500 epochs) steps", verify=dict(prefix=501)),
 }
 
 

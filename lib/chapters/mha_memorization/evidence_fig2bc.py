@@ -72,12 +72,12 @@ SWEEPS = {
                   claims=["fig2b-monotone-paper-scale", "fig2b-n1-paper-scale"],
                   what="Fig. 2(b): d = 64, H = 20, d_h = 64, n = 1..60, T = 6k, 10k, 18k (of 6k..18k), official "
                        "recipe (50k steps), one seed",
-                  paper="d = 64, H = 20, n = 1..60, T = 6k, 10k, 14k, 18k, max(50k, 500 epochs) steps", verify=None),
+                  paper="d = 64, H = 20, n = 1..60, T = 6k, 10k, 14k, 18k, max(50k, 500 epochs) steps", verify=dict(prefix=501)),
     "fig2c": dict(fn=train_points, points=POINTS_C, group_by=["H", "n", "dh"], config=RECIPE_C,
                   cost_s=round(cpu_s(POINTS_C, MS_STEP_C, "dh", RECIPE_C) / len(POINTS_C), 1), budget_h=1.3,
                   claims=["fig2c-up-to-n-paper-scale", "fig2c-no-gain-paper-scale"],
                   what="Fig. 2(c): d = 64, n = 32, H = 30, d_h = 10, 32, 64 (of 10..64), T = 20k (of 10k..20k), "
                        "300k steps, one seed",
                   paper="d = 64, n = 32, H = 30, d_h = 10, 15, ..., 60, 64, T = 10k, 15k, 20k, 300k steps",
-                  verify=None),
+                  verify=dict(prefix=501)),
 }

@@ -89,5 +89,5 @@ SWEEPS = {
                  "fig3-paper-majority", "fig3-paper-one-free"],
                  what="Fig. 3 / App. H: d = 64, n = 32, d_h = 64, H = 4 and 8, T on a grid around 550 and 1300, "
                       "300k Adam steps of batch 256 each, one seed; largest softmax weights per (example, head)",
-                 paper="d = 64, n = 32, H = 4 (T ≈ 550) and 8 (T ≈ 1300), 300k steps", verify=None),
+                 paper="d = 64, n = 32, H = 4 (T ≈ 550) and 8 (T ≈ 1300), 300k steps", verify=dict(prefix=1001)),
 }

@@ -89,11 +89,11 @@ SWEEPS = {
                  cost_s=round(COST_4 / len(POINTS_4), 1), budget_h=1.3, claims=["fig4-linear-paper-scale"],
                  what="Fig. 4 (per-example contexts, 100 classes): d = 64, n = 32, d_h = 64, H = 1, 5, 10, 20, 30 "
                       "(of 1..60), T = 30k (of 30k..130k), 58,593 steps, one seed",
-                 paper=PAPER_4, verify=None),
+                 paper=PAPER_4, verify=dict(prefix=501)),
     "fig5": dict(fn=train_points, points=POINTS_5H + POINTS_5N, group_by=["H", "n"], config=RECIPE_5,
                  cost_s=round(COST_5 / (len(POINTS_5H) + len(POINTS_5N)), 1), budget_h=1.2,
                  claims=["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"],
                  what="Fig. 5 (regression, shared context): d = 64, H = 1..60 at n = 32, T = 30k; n = 1..60 at H = 20, "
                       "T = 25k; official recipe, one seed",
-                 paper=PAPER_5, verify=None),
+                 paper=PAPER_5, verify=dict(prefix=501)),
 }

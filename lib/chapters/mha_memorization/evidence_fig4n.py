@@ -25,5 +25,5 @@ SWEEPS = {
                          claims=["fig4-context-paper-scale", "fig4-context-plateau-paper-scale"],
                          what="Fig. 4's context panel (per-example contexts, 100 classes): d = 64, H = 20, d_h = 64, "
                               "n = 1..60, T = 30k (of 20k..60k), 58,593 steps, one seed",
-                         paper=EV45.PAPER_4, verify=None),
+                         paper=EV45.PAPER_4, verify=dict(prefix=501)),
 }

@@ -1,0 +1,290 @@
+"""Re-verify stored evidence with today's code, and move it across a refactor instead of re-training it.
+
+Two checks re-train a deterministic sample of a sweep's work units (:func:`sample_units`) with today's code:
+
+* **the full unit** (:func:`retrain`): every point of the unit trained to the end and compared field by field,
+  for sweeps whose units cost a CPU-minute or two (``verify["units"]``; ``verify["points"]`` names cheap
+  points of a costly sweep). The fields with a declared tolerance (``verify["fields"]``) are compared within
+  it: a stored run may have batched its units differently (two workers split them), and a zero-padded family
+  of other shapes rounds differently; every other field must be equal;
+* **the trajectory prefix** (:func:`replay`), for every sweep, however costly its units: the unit is trained
+  for the first ``verify["prefix"]`` optimiser steps (default 256) and stopped there. At steps 1, 16, 64, ...
+  and the last, the parameters of every model in the family are digested (their bytes, and the sum of their
+  absolute values for a machine of another kind), and every evaluation on the way is digested the same way.
+  The digests recorded when the run was made (:func:`record`) and the replayed ones must agree.
+
+The prefix is observed, not built into the training code: :func:`trajectory` wraps the engine's
+``adam_step`` and ``evaluate`` (``lib.engine.train``) and registers a global post-step hook on
+``torch.optim`` optimisers (the depth-width LM's AdamW), so the code under test is exactly the code that ran.
+What a prefix does not reach (what a unit computes after its last step: the final evaluation, statistics
+of the trained weights) is checked by the full unit where a sweep declares one.
+
+``python -m lib evidence migrate <chapter> [<sweep> ...]`` (:func:`migrate`): for a sweep whose fingerprint
+changed while its recipe and grid did not, replay the recorded prefixes (and re-train the full units the
+sweep declares). If every digest and every result field but timing is bitwise equal on this machine (within
+the stated tolerance on a machine of another CPU model, recorded as such), rewrite the manifest's
+fingerprint and definitions and append a migration record (old and new fingerprint, the definitions that
+changed, commit, units, checks, date): one file changes, no point is touched. Otherwise name the step or the
+field that differs and leave the store as it was: the change is real, and the sweep is rerun.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import math
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+from lib.book import evidence as E
+from lib.core import codehash
+from lib.engine import sweep
+from lib.engine import train as engine_train
+
+TIMING = {"cpu_s", "seconds", "digest", "written"}       # result fields that may differ between two trainings
+LABELS = {"family"}                                     # how the unit was batched (its padding), not what it computed
+MARKS = (1, 16, 64, 256, 1024)                          # steps whose parameters a trajectory digests
+RTOL_OTHER_CPU = 1e-3                                   # parameter sums on a machine of another CPU kind
+
+
+class _PrefixDone(Exception):
+    """Raised by the trajectory hook at the last step of the prefix: the unit stops there."""
+
+
+def _digest(tensors: list[torch.Tensor]) -> dict:
+    """The tensors' bytes (sha256) and the sum of their absolute values (float64)."""
+    h = hashlib.sha256()
+    total = 0.0
+    for t in tensors:
+        a = t.detach().cpu().contiguous()
+        h.update(a.numpy().tobytes())
+        total += float(a.double().abs().sum())
+    return {"sha": h.hexdigest()[:16], "abs_sum": total}
+
+
+@contextlib.contextmanager
+def trajectory(steps: int) -> Iterator[list[dict]]:
+    """Within the block, the engine's and torch's optimiser steps are observed: after step t in :data:`MARKS`
+    or t = ``steps`` the parameters are digested, every evaluation's losses and accuracies too, and at step
+    ``steps`` :class:`_PrefixDone` stops the unit. Yields the list of records."""
+    rec: list[dict] = []
+    adam, evaluate = engine_train.adam_step, engine_train.evaluate
+    count: dict[int, int] = {}
+
+    def mark(t: int, params: list[torch.Tensor]) -> None:
+        if t in MARKS or t == steps:
+            rec.append(dict(step=t, what="params", **_digest(params)))
+        if t >= steps:
+            raise _PrefixDone
+
+    def adam_step(params, grads, m, v, t, *a, **k):
+        adam(params, grads, m, v, t, *a, **k)
+        mark(t, params)
+
+    def evaluate_(fam, params, data, *a, **k):
+        loss, acc = evaluate(fam, params, data, *a, **k)
+        rec.append(dict(step=-1, what="evaluate", **_digest([loss, acc])))
+        return loss, acc
+
+    def post_hook(opt, args, kwargs):
+        count[id(opt)] = count.get(id(opt), 0) + 1
+        mark(count[id(opt)], [p for g in opt.param_groups for p in g["params"]])
+
+    engine_train.adam_step, engine_train.evaluate = adam_step, evaluate_
+    handle = register_optimizer_step_post_hook(post_hook)
+    try:
+        yield rec
+    finally:
+        engine_train.adam_step, engine_train.evaluate = adam, evaluate
+        handle.remove()
+
+
+class _Quiet:
+    """The reporter a replayed unit writes to: nothing is stored."""
+
+    def __call__(self, point, result) -> None:
+        pass
+
+    def progress(self, n: int) -> None:
+        pass
+
+
+def run_prefix(sw: dict, unit: list[dict], steps: int) -> list[dict]:
+    """Train ``unit`` of sweep ``sw`` for its first ``steps`` optimiser steps (one torch thread); the records."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with trajectory(steps) as rec:
+            try:
+                sw["fn"](unit, _Quiet(), **sw["config"])
+            except _PrefixDone:
+                pass
+    finally:
+        torch.set_num_threads(old)
+    if not any(r["what"] == "params" for r in rec):
+        raise RuntimeError(f"{sw['chapter']}/{sw['name']}: the training function took no optimiser step that "
+                           "lib.book.migrate.trajectory can observe")
+    return rec
+
+
+def sample_units(sw: dict, rows: list[dict], k: int) -> list[list[dict]]:
+    """``k`` work units of stored points, chosen deterministically (hash of the sweep's name), or the stored ones
+    among the points the declaration names (``verify["points"]``: cheap units of a costly sweep), one unit each."""
+    pts = [{k_: r[k_] for k_ in sw["points"][0]} for r in rows]
+    pick = (sw.get("verify") or {}).get("points")
+    if pick:
+        have = {sweep.point_key(p) for p in pts}
+        return [[p] for p in pick if sweep.point_key(p) in have][:k]
+    keys = set(sweep.point_key(p) for p in sw["points"])
+    pts = [p for p in pts if sweep.point_key(p) in keys]
+    us = sorted(sweep.units(pts, sw["group_by"]), key=lambda u: sweep.point_key(u[0]))
+    if not us:
+        return []
+    start = int(hashlib.sha256(f"{sw['chapter']}/{sw['name']}".encode()).hexdigest(), 16) % len(us)
+    return [us[(start + i) % len(us)] for i in range(min(k, len(us)))]
+
+
+def prefix_steps(sw: dict) -> int:
+    return int((sw.get("verify") or {}).get("prefix", 256))
+
+
+def record(sw: dict, root: Path | None = None, units: int = 1) -> list[dict]:
+    """Trajectory digests of ``units`` sample units of the stored sweep, made with today's code (called at the
+    end of a run, or once for a run stored before trajectories existed while its code is unchanged)."""
+    ev = E.load(sw["chapter"], sw["name"], root)
+    steps = prefix_steps(sw)
+    return [{"unit": u, "steps": steps, "records": run_prefix(sw, u, steps), **_where()}
+            for u in sample_units(sw, ev.points, units)]
+
+
+def cpu_kind() -> str:
+    """The CPU model and a hash of its instruction-set flags: two machines of one kind round alike (a CPU's
+    model name alone does not tell: two "AMD EPYC" hosts here re-train the same small model differently)."""
+    flags = ""
+    try:
+        flags = next((ln.split(":", 1)[1] for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("flags")), "")
+    except OSError:
+        pass
+    return f"{E.machine()['cpu']} [{hashlib.sha256(' '.join(sorted(flags.split())).encode()).hexdigest()[:8]}]"
+
+
+def _where() -> dict:
+    m = E.machine()
+    return {"cpu": m["cpu"], "cpu_kind": cpu_kind(), "torch": m["torch"], "date": m["date"], "commit": m["commit"]}
+
+
+def _same(a: dict, b: dict, exact: bool) -> bool:
+    if exact:
+        return a["sha"] == b["sha"]
+    return math.isclose(a["abs_sum"], b["abs_sum"], rel_tol=RTOL_OTHER_CPU, abs_tol=1e-12)
+
+
+def replay(sw: dict, man: dict) -> tuple[list[str], list[str]]:
+    """Replay every recorded trajectory with today's code: (differences, what was checked)."""
+    probs, done = [], []
+    kind = cpu_kind()
+    for tr in man.get("trajectories", []):
+        exact = tr.get("cpu_kind") == kind
+        now = run_prefix(sw, tr["unit"], tr["steps"])
+        old = tr["records"]
+        if len(now) != len(old):
+            probs.append(f"unit {tr['unit'][0]}: {len(old)} recorded digests, {len(now)} today (the training "
+                         f"took another path within its first {tr['steps']} steps)")
+            continue
+        for a, b in zip(old, now, strict=True):
+            if (a["step"], a["what"]) != (b["step"], b["what"]) or not _same(a, b, exact):
+                where = f"step {a['step']}" if a["what"] == "params" else "an evaluation"
+                probs.append(f"unit {tr['unit'][0]}: the {a['what']} digest at {where} differs ("
+                             f"{'sha ' + a['sha'] + ' -> ' + b['sha'] if exact else 'abs sum %r -> %r' % (a['abs_sum'], b['abs_sum'])})")
+                break
+        done.append(f"{len(tr['unit'])}-point unit {tr['unit'][0]}: {len(old)} digests over {tr['steps']} steps "
+                    + ("bitwise equal" if exact else f"within rtol {RTOL_OTHER_CPU} (recorded on {tr.get('cpu_kind')})"))
+    return probs, done
+
+
+def retrain(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[tuple]:
+    """Re-train a deterministic sample of stored work units in full with today's code: (point, field, stored,
+    today) for every result field but timing of every re-trained point."""
+    sw = E.sweeps(chapter)[name]
+    ev = E.load(chapter, name, root)
+    k = (sw.get("verify") or {}).get("units", 0) if units is None else units
+    if not ev.points or not k:
+        return []
+    stored = {sweep.point_key({k_: r[k_] for k_ in sw["points"][0]}): r for r in ev.points}
+    out = []
+    with tempfile.TemporaryDirectory(prefix="atr-verify-") as tmp:
+        for u in sample_units(sw, ev.points, k):
+            rows = sweep.run(sw["fn"], u, name="verify", group_by=sw["group_by"], config=sw["config"],
+                             fn_kwargs=sw["config"], run_dir=tmp, workers=1, quiet=True)
+            for p, new in zip(u, rows, strict=True):
+                old = stored[sweep.point_key(p)]
+                out += [(p, f, old.get(f), new.get(f)) for f in sorted(set(old) | set(new))
+                        if f not in TIMING and f not in p]
+    return out
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+def verify(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[str]:
+    """:func:`retrain`'s differences beyond the sweep's declared tolerances, as messages (empty: verified)."""
+    tol = (E.sweeps(chapter)[name].get("verify") or {}).get("fields", {})
+    return [f"{chapter}/{name}: point {p}: stored {f} = {old:.4f}, re-trained today {new:.4f} (tolerance "
+            f"{tol[f]}); if the code changed on purpose, rerun `{E.command(chapter, name)}`"
+            for p, f, old, new in retrain(chapter, name, root, units)
+            if f in tol and abs(float(new) - float(old)) > tol[f]]
+
+
+def migrate(chapter: str, name: str, root: Path | None = None, full: bool | None = None, log=print) -> bool:
+    """Move a stale stored sweep to today's code if its sample reproduces (module docstring). ``full``: also
+    re-train the declared full units (default: when the sweep declares them). True when migrated or current."""
+    sw = E.sweeps(chapter)[name]
+    man = E.read_manifest(chapter, name, root)
+    where = f"{chapter}/{name}"
+    if man is None:
+        log(f"{where}: nothing stored")
+        return False
+    reason = E.stale_reason(sw, man)
+    if not reason:
+        log(f"{where}: current (fingerprint {man['fingerprint']}); nothing to migrate")
+        return True
+    if "training code" not in reason:
+        log(f"{where}: {reason}: a new recipe or grid is a new experiment, not a refactor; rerun `{E.command(chapter, name)}`")
+        return False
+    if not man.get("trajectories"):
+        log(f"{where}: no trajectory recorded; nothing to replay. Rerun `{E.command(chapter, name)}`")
+        return False
+    probs, done = replay(sw, man)
+    k = (sw.get("verify") or {}).get("units", 0) if full is None else (1 if full else 0)
+    tol = (sw.get("verify") or {}).get("fields", {})
+    rows = retrain(chapter, name, root, k) if k and not probs else []
+    diffs = [(p, f, a, b) for p, f, a, b in rows if f not in LABELS
+             and (abs(float(b) - float(a)) > tol[f] if f in tol else not _equal(a, b))]
+    probs += [f"point {p}: field {f!r} stored {a!r}, today {b!r}" for p, f, a, b in diffs[:5]]
+    if probs:
+        log(f"{where}: NOT migrated, today's code does not reproduce the stored run:\n  " + "\n  ".join(probs)
+            + f"\n  the change is real: rerun `{E.command(chapter, name)}`")
+        return False
+    if k:
+        worst = {f: max(abs(float(b) - float(a)) for _, g, a, b in rows if g == f) for f in tol}
+        done.append(f"{k} full unit(s) re-trained: " + ", ".join(f"{f} within {tol[f]} (largest |diff| {w:.2g})"
+                                                                 for f, w in worst.items())
+                    + "; every other result field but timing and the family label equal")
+    new_defs = E.definitions(sw)
+    rec = {"from": man["fingerprint"], "to": E.fingerprint(sw), "changed": codehash.changed(man.get("definitions", {}), new_defs),
+           "checks": done, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "commit": E.machine()["commit"]}
+    man.update(fingerprint=rec["to"], definitions=new_defs, migrations=man.get("migrations", []) + [rec])
+    E._write_manifest(man, chapter, name, root)
+    log(f"{where}: migrated {rec['from']} -> {rec['to']} ({'; '.join(done)}); changed: {', '.join(rec['changed'])}")
+    return True

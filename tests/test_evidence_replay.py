@@ -1,0 +1,28 @@
+"""Every stored sweep is re-trained in part with today's code: the trajectory prefix recorded with the run (the
+parameters at a few early optimiser steps and every evaluation on the way, :mod:`lib.book.migrate`) is
+replayed and must match bitwise (within a stated tolerance on a machine of another CPU model). This covers
+the sweeps whose units cost too much to re-train in full (mha-memorization's Fig. 2-5, the depth-width LM)."""
+from __future__ import annotations
+
+import pytest
+
+from lib.book import evidence as EV
+from lib.book import migrate as MG
+
+STORED = [(c, n) for c in EV.chapters() for n in EV.sweeps(c) if EV.read_manifest(c, n) is not None]
+
+
+def test_every_stored_sweep_has_a_trajectory():
+    missing = [f"{c}/{n}" for c, n in STORED if not EV.read_manifest(c, n).get("trajectories")]
+    assert not missing, f"stored sweeps without a re-training check: {missing}"
+
+
+@pytest.mark.parametrize("chapter,name", STORED, ids=[f"{c}/{n}" for c, n in STORED])
+def test_stored_trajectory_replays(chapter, name):
+    sw, man = EV.sweeps(chapter)[name], EV.read_manifest(chapter, name)
+    if EV.stale_reason(sw, man):
+        pytest.fail(f"{chapter}/{name} is stale ({EV.stale_reason(sw, man)}): `python -m lib evidence migrate "
+                    f"{chapter} {name}`, or rerun `{EV.command(chapter, name)}`")
+    probs, done = MG.replay(sw, man)
+    print(f"{chapter}/{name}: " + "; ".join(done))
+    assert done and not probs, "\n".join(probs)
