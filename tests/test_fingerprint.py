@@ -3,8 +3,8 @@
 * On a copy of ``lib``: an unused constant in ``lib/core/attention.py`` or ``lib/core/claims.py``, a docstring,
   or an edit to a page-only function stales no stored sweep; one changed line in a training step stales
   exactly the sweeps that run it, and the reason names the function.
-* No dependency hides: one work unit per training function, run under a profiler, calls only ``lib``
-  functions that are in the static set.
+* No dependency hides: one work unit per training function, trained to its end on a tiny recipe under a
+  profiler, calls only ``lib`` functions that are in the static set.
 * ``migrate`` moves a stored sweep across a change of its fingerprint when its sample reproduces, and
   refuses a numeric change, leaving the store untouched.
 """
@@ -83,8 +83,19 @@ def test_a_training_step_edit_stales_exactly_its_sweeps(tree):
     assert all("lib.engine.train:_FamilyRun (edited)" in stale[k] for k in hit)
 
 
+def _tiny(sw: dict, unit: list[dict]) -> tuple[list[dict], dict]:
+    """The unit and recipe shrunk to a few optimiser steps, every code path of the training function kept."""
+    cfg = dict(sw["config"])
+    cfg.update({k: v for k, v in dict(min_steps=3, epochs=0, steps=3, eval_every=2, curve_every=2, eval_batches=2,
+                                      curve_batches=2).items() if k in cfg})
+    if "recipe" in cfg:
+        cfg["recipe"] = dict(cfg["recipe"], epochs=2, batches_per_epoch=2)
+    return [dict(p, steps=3) if "steps" in p else p for p in unit], cfg
+
+
 def _called(sw: dict) -> set[str]:
-    """``module:name`` of every ``lib`` definition a short prefix of one stored unit calls (a profiler's view)."""
+    """``module:name`` of every ``lib`` definition that one stored unit, trained to its end on a tiny recipe,
+    calls (a profiler's view)."""
     seen: set[str] = set()
     lib_dir = str(ROOT / "lib") + "/"
 
@@ -95,13 +106,17 @@ def _called(sw: dict) -> set[str]:
             if not top.startswith("<"):
                 seen.add(f"{rel}:{top}")
 
-    unit = MG.sample_units(sw, EV.load(sw["chapter"], sw["name"]).points, 1)[0]
+    unit, cfg = _tiny(sw, MG.sample_units(sw, EV.load(sw["chapter"], sw["name"]).points, 1)[0])
+    reported = []
+    report = MG._Quiet()
+    report.__class__ = type("Collect", (MG._Quiet,), {"__call__": lambda self, p, r: reported.append(p)})
     sys.setprofile(prof)
     try:
-        MG.run_prefix(sw, unit, 2)
+        sw["fn"](unit, report, **cfg)
     finally:
         sys.setprofile(None)
-    return {k for k in seen if not k.startswith(("lib.book.migrate:", "lib.engine.sweep:"))}
+    assert len(reported) == len(unit)                     # every point ran to its end
+    return {k for k in seen if not k.startswith("lib.book.migrate:")}
 
 
 FNS = {}

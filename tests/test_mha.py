@@ -327,10 +327,10 @@ def test_stored_fig2a_reading_finding_follows_the_curve_shape():
 def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
     """Synthetic stored Fig. 3 rows: H = 4 and 8 on the declared grid, memorized up to ``cap[H]``; at every T a
     ``[T, H]`` max-weight array with head 0 free on every example and a ``sat_frac`` share of pairs saturated."""
-    from lib.chapters.mha_memorization import evidence_fig3 as EV3
+    from lib.chapters.mha_memorization import evidence as EV3
     cap = cap or {4: 550, 8: 1300}
     rows = []
-    for H, Ts in EV3.GRID.items():
+    for H, Ts in EV3.GRID_3.items():
         for T in Ts:
             mx = np.full((T, H), 0.5)
             k = int(round(sat_frac * T * H))                        # saturate pairs (t, h >= 1) row by row
@@ -382,7 +382,7 @@ def test_fig3_paper_claims_judge_the_stored_rows():
 def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
     """stored.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
     from lib.book import evidence as store
-    from lib.chapters.mha_memorization import evidence_fig3 as EV3
+    from lib.chapters.mha_memorization import evidence as EV3
     from lib.chapters.mha_memorization import stored
     rows = _fig3_rows(cap={4: 300, 8: 1300})
     ev = store.Evidence("mha-memorization", "fig3", points=rows, manifest={"sessions": [{"date": "2026-01-01"}]},
@@ -445,9 +445,10 @@ def test_stored_fig3_reader_partial_and_complete(monkeypatch):
     """stored.report_fig3: partial store -> not-run claims naming the stored count and the command; complete ->
     judged; the training module's attention statistic equals gd.query_attention."""
     from lib.book import evidence as store
-    from lib.chapters.mha_memorization import evidence_fig3 as EV3
+    from lib.chapters.mha_memorization import evidence as EV3
     from lib.chapters.mha_memorization import model as mha_model
     from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization import train as mha_train
     from lib.core import claims
     rows = _fig3_rows()
     for pts, verdict in ((rows[:3], claims.NOT_RUN), (rows, claims.HOLDS)):
@@ -465,4 +466,4 @@ def test_stored_fig3_reader_partial_and_complete(monkeypatch):
     fam = mha_model.MHAMemorization(d=16, n=6, H=3, dh=16)
     data = mha_model.mha_data(fam, [7, 9], [1, 2])
     p = fam.init_one(5)
-    assert np.abs(EV3.max_attention(fam, p, data, 1) - mha_gd.query_attention(fam, p, data, 1).max(axis=2)).max() < 1e-12
+    assert np.abs(mha_train.max_attention(fam, p, data, 1) - mha_gd.query_attention(fam, p, data, 1).max(axis=2)).max() < 1e-12

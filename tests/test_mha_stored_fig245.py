@@ -1,5 +1,5 @@
 """The paper-scale subsets of Fig. 2(b), 2(c), 4, 5 and Fig. 2(a)'s second seed (mha-memorization): the training
-functions of lib.chapters.mha_memorization.evidence_fig2bc / evidence_fig45 on a tiny recipe, and the page's
+function lib.chapters.mha_memorization.train.train_points on tiny recipes, and the page's
 reader (stored_fig245) on synthetic stored points: partial -> not run with count, cost and command; complete ->
 judged, each claim failing on the wrong shape and its control failing on the right one."""
 import numpy as np
@@ -8,10 +8,6 @@ import torch
 
 from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
-from lib.chapters.mha_memorization import evidence_fig2a_seed1 as EV1
-from lib.chapters.mha_memorization import evidence_fig2bc as EVBC
-from lib.chapters.mha_memorization import evidence_fig45 as EV45
-from lib.chapters.mha_memorization import evidence_fig4n as EV4N
 from lib.chapters.mha_memorization import stored_fig245 as S
 from lib.core import claims
 from lib.engine import sweep
@@ -25,27 +21,27 @@ def _one_thread():
 def test_declarations_share_fig2a_code_and_fit_the_budget():
     sws = store.sweeps("mha-memorization")
     assert store.fingerprint(sws["fig2a-seed1"]) == store.fingerprint(sws["fig2a"])     # same code, same recipe
-    assert {p["seed"] for p in EV1.SWEEPS["fig2a-seed1"]["points"]} == {1}
-    assert len(EV1.SWEEPS["fig2a-seed1"]["points"]) == len(EV.SWEEPS["fig2a"]["points"])
+    assert {p["seed"] for p in EV.SWEEPS["fig2a-seed1"]["points"]} == {1}
+    assert len(EV.SWEEPS["fig2a-seed1"]["points"]) == len(EV.SWEEPS["fig2a"]["points"])
     assert store.fingerprint(sws["fig4-context"]) == store.fingerprint(sws["fig4"])   # the head panel's code
-    assert {p["T"] for p in EV4N.POINTS} == {p["T"] for p in EV45.POINTS_4}          # and its T (the control)
+    assert {p["T"] for p in EV.POINTS_4N} == {p["T"] for p in EV.POINTS_4}          # and its T (the control)
     for name in ("fig2b", "fig2c", "fig4", "fig4-context", "fig5"):
         sw = sws[name]
         assert len(sw["points"]) * sw["cost_s"] / 3600 <= sw["budget_h"], name
         assert set(sw["claims"]) <= set(S.STATEMENTS)
-    dhs = {p["dh"] for p in EVBC.POINTS_C}
+    dhs = {p["dh"] for p in EV.POINTS_C}
     assert min(dhs) < 32 < max(dhs) and 32 in dhs                    # both sides of n = 32
 
 
-@pytest.mark.parametrize("mod,cfg,pts", [
-    (EVBC, dict(EVBC.RECIPE_C, d=8, min_steps=30, epochs=0, eval_every=10),
+@pytest.mark.parametrize("cfg,pts", [
+    (dict(EV.RECIPE_C, d=8, min_steps=30, epochs=0, eval_every=10),
      [dict(H=2, n=3, dh=2, T=40, seed=0), dict(H=2, n=3, dh=2, T=60, seed=0)]),
-    (EV45, dict(EV45.RECIPE_4, d=8, min_steps=30, epochs=0, eval_every=10), [dict(panel="H", H=2, n=3, T=40, seed=0)]),
-    (EV45, dict(EV45.RECIPE_5, d=8, min_steps=30, epochs=0, eval_every=10), [dict(panel="n", H=2, n=1, T=40, seed=0)]),
+    (dict(EV.RECIPE_4, d=8, min_steps=30, epochs=0, eval_every=10), [dict(panel="H", H=2, n=3, T=40, seed=0)]),
+    (dict(EV.RECIPE_5, d=8, min_steps=30, epochs=0, eval_every=10), [dict(panel="n", H=2, n=1, T=40, seed=0)]),
 ])
-def test_training_functions_store_sealed_points(tmp_path, mod, cfg, pts):
-    rows = sweep.run(mod.train_points, pts, name="t", group_by=["H", "n"], config=cfg, fn_kwargs=cfg,
-                     run_dir=tmp_path, workers=1, quiet=True)
+def test_training_function_stores_sealed_points(tmp_path, cfg, pts):
+    rows = sweep.run(EV.train_points, pts, name="t", group_by=["H", "n"], config=cfg, fn_kwargs=cfg,
+                     run_dir=tmp_path, workers=1, quiet=True, sealed=True)
     for r, p in zip(rows, pts, strict=True):
         assert r["steps"] == 30 and r["cpu_s"] >= 0 and r["digest"]
         if cfg.get("task", "classification") == "classification":
@@ -81,12 +77,12 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
             a = min(1.0, p["H"] * 300 / p["T"] + 0.001 * seed)
             return dict(best_acc=a, memorized=a * p["T"])
         return f
-    return {"fig2b": _pts(EVBC.SWEEPS["fig2b"], acc2b),
-            "fig2c": _pts(EVBC.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]], best_step=300_000,
+    return {"fig2b": _pts(EV.SWEEPS["fig2b"], acc2b),
+            "fig2c": _pts(EV.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]], best_step=300_000,
                                                                         steps=300_000)),
-            "fig4": _pts(EV45.SWEEPS["fig4"], f4), "fig4-context": _pts(EV4N.SWEEPS["fig4-context"], f4n),
-            "fig5": _pts(EV45.SWEEPS["fig5"], f5),
-            "fig2a": _pts(EV.SWEEPS["fig2a"], a2(0)), "fig2a-seed1": _pts(EV1.SWEEPS["fig2a-seed1"], a2(1))}
+            "fig4": _pts(EV.SWEEPS["fig4"], f4), "fig4-context": _pts(EV.SWEEPS["fig4-context"], f4n),
+            "fig5": _pts(EV.SWEEPS["fig5"], f5),
+            "fig2a": _pts(EV.SWEEPS["fig2a"], a2(0)), "fig2a-seed1": _pts(EV.SWEEPS["fig2a-seed1"], a2(1))}
 
 
 def _judge(monkeypatch, stores: dict[str, list[dict]]) -> tuple[claims.Claims, str]:

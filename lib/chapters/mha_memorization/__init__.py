@@ -7,12 +7,8 @@ in Transformers* (ICLR 2024).
 :mod:`~.gd`             the gradient-descent sweeps of Sec. 5 (Figs 2-5) on the sweep engine;
 :mod:`~.vit`            the offline ViT substitute of Sec. 5 (Assumptions 1-2 on real tokens);
 :mod:`~.appj`           Appendix J / Table 3: randomly initialised BERT-base and GPT-2-small shapes on Zipf tokens;
-:mod:`~.evidence`       the stored paper-scale sweep of Fig. 2(a) (``python -m lib evidence``);
-:mod:`~.evidence_fig3`  the stored sweep of Fig. 3 / App. H by the paper's protocol;
-:mod:`~.evidence_fig2a_seed1`  a second seed of Fig. 2(a) (the same training code and recipe);
-:mod:`~.evidence_fig2bc` the stored paper-scale subsets of Fig. 2(b) and 2(c);
-:mod:`~.evidence_fig45` the stored paper-scale subsets of Fig. 4 (per-example contexts) and Fig. 5 (regression);
-:mod:`~.budget`          CPU accounting of those sweeps: per-model CPU shares, costs from measured ms per step;
+:mod:`~.train`          the training function of every stored paper-scale sweep (Figs. 2-5, App. H's protocol);
+:mod:`~.evidence`       the stored sweeps' declarations: grids, recipes, costs (``python -m lib evidence``);
 :mod:`~.stored`         the stored Fig. 2(a) and Fig. 3 runs read, drawn and judged on the page (no recompute);
 :mod:`~.stored_fig245`  the stored Fig. 2(b), 2(c), 4, 5 subsets and Fig. 2(a)'s second seed, read and judged;
 :mod:`~.plots`          the chapter's figures;

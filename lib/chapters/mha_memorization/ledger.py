@@ -437,7 +437,7 @@ def fig3_stats(rows: list, thr: float = 0.99) -> dict[int, dict]:
 
 
 def fig3_paper_claims(C: Claims, rows: list, sc: Scale, thr: float = 0.99) -> dict:
-    """Fig. 3 / App. H by the paper's protocol (stored runs of :mod:`..evidence_fig3`: each T of a grid trained 300k
+    """Fig. 3 / App. H by the paper's protocol (stored runs of the sweep ``fig3``: each T of a grid trained 300k
     steps): whether the paper's T is memorized at each H (control: the next T of the grid, which the paper's "maximal
     number" says is not), and at the located capacity the saturated majority and the one-free-head statistic
     (control: the same model untrained). Returns the stats.

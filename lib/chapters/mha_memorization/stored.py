@@ -1,10 +1,6 @@
 """The stored paper-scale Fig. 2(a) on the page (Mahdavi et al. 2024, Sec. 5.2, Fig. 2a): read back from
-``book/evidence/mha-memorization/fig2a`` (trained by :mod:`~lib.chapters.mha_memorization.evidence`), drawn, and
-judged. Nothing is recomputed.
-
-This reader lives apart from the training module on purpose: the stored run's fingerprint hashes
-:mod:`~lib.chapters.mha_memorization.evidence`, so a change to how the page *judges* the run must not discard
-hours of training. Claims (``fig2a-*-paper-scale``):
+``book/evidence/mha-memorization/fig2a`` (declared in :mod:`~lib.chapters.mha_memorization.evidence`), drawn, and
+judged. Nothing is recomputed. Claims (``fig2a-*-paper-scale``):
 
 * **linear** — on the non-saturated part of each curve (best accuracy ≤ 0.95), the memorized count
   ``acc · T`` against H has R² ≥ 0.98 (the paper's figure) *and* fits a line at least as well as the rival
@@ -18,8 +14,7 @@ hours of training. Claims (``fig2a-*-paper-scale``):
   it failed the complete run on H = 50 → 60 at T = 20k (20000 → 19998, accuracy 1.0 → 0.9999, the best-loss
   checkpoint's accuracy), which is why the exemption was widened after the run.
 
-:func:`report_fig3` reads ``book/evidence/mha-memorization/fig3`` (App. H's protocol, trained by
-:mod:`~lib.chapters.mha_memorization.evidence_fig3`) and judges it with :func:`ledger.fig3_paper_claims`
+:func:`report_fig3` reads ``book/evidence/mha-memorization/fig3`` (App. H's protocol, the sweep ``fig3``) and judges it with :func:`ledger.fig3_paper_claims`
 (``fig3-paper-*``): whether the paper's T is memorized (control: the next T of the grid), and at the located capacity
 the saturated majority and the one-free-head statistic (control: the same model untrained); :func:`fig3_cause` writes
 the measured cause of those verdicts from the stored points, and :func:`fig3_versus` the paper's T beside ours.
@@ -50,6 +45,17 @@ def r2(x, y) -> float:
     if len(x) < 3:
         return float("nan")
     return float(linear_fit(x, y).r2)
+
+
+def curves(points: list[dict]) -> dict[int, tuple[list[int], list[float], list[float]]]:
+    """T -> (H, best accuracy, memorized count), sorted by H."""
+    out: dict[int, tuple[list, list, list]] = {}
+    for p in sorted(points, key=lambda p: (p["T"], p["H"])):
+        c = out.setdefault(p["T"], ([], [], []))
+        c[0].append(p["H"])
+        c[1].append(p["best_acc"])
+        c[2].append(p["memorized"])
+    return out
 
 
 def increasing(counts: list[float], acc: list[float], level: float = 1.0) -> bool:
@@ -114,7 +120,7 @@ def _saturated_dips(cur: dict) -> str:
 
 def _figure(points: list[dict]) -> None:
     _, axes = plots.subplots(1, 1, width=5.2, height=3.4)
-    for i, (T, (Hs, acc, _)) in enumerate(EV._curves(points).items()):
+    for i, (T, (Hs, acc, _)) in enumerate(curves(points).items()):
         axes[0].plot(Hs, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"ours, T = {T:,}")
     axes[0].plot(EV.HEADS, [min(1.0, (H * 31 + 1) / EV.SIZES[0]) for H in EV.HEADS], color="#cf222e", ls=":",
                  label="construction H(n-1)+1 at T = 10k")
@@ -143,7 +149,7 @@ def report(C: Claims) -> str:
                   kind=EXPERIMENT)
         return ""
     scale = Scale(ours=f"all {ev.total} points of the paper's grid, one seed", paper=sw["paper"])
-    cur = EV._curves(ev.points)
+    cur = curves(ev.points)
     fits = {T: r2_by_rival(Hs, acc, mem, SATURATED) for T, (Hs, acc, mem) in cur.items()}
     lin = {T: f["H"] for T, f in fits.items()}
     quad = {T: f["H²"] for T, f in fits.items()}
@@ -188,11 +194,10 @@ def report_fig3(C: Claims) -> str:
     """Print the stored Fig. 3 run's label, draw Fig. 3's panels at each H's largest memorized T (or largest stored T)
     and record the ``fig3-paper-*`` claims (``not run`` with the stored count and the command while the run is
     incomplete or stale). Returns the Markdown table of the statistics ('' with nothing stored)."""
-    from lib.chapters.mha_memorization import evidence_fig3 as EV3
     from lib.chapters.mha_memorization import plots as mha_plots
-    ev = store.load(EV3.CHAPTER, "fig3")
+    ev = store.load(EV.CHAPTER, "fig3")
     print(ev.label)
-    sw = EV3.SWEEPS["fig3"]
+    sw = EV.SWEEPS["fig3"]
     S = ledger.fig3_stats(ev.points) if ev.points else {}
     for H, s in S.items():
         T = s["T"] or max(s["acc"])
@@ -200,8 +205,8 @@ def report_fig3(C: Claims) -> str:
         mha_plots.saturation_figure([np.array(r["max_weight"]), np.array(r["max_weight_init"])], [H, H],
                                     titles=[f"H={H}, T={T}, trained", f"H={H}, T={T}, at initialisation"])
     if not ev.complete:
-        est = ledger.fig3_protocol_cost(store.load(EV.CHAPTER, "fig2a").points, [(H, max(Ts)) for H, Ts in EV3.GRID.items()],
-                                        sw["config"]["steps"], search_runs=len(EV3.GRID[4]) - 1)
+        est = ledger.fig3_protocol_cost(store.load(EV.CHAPTER, "fig2a").points, [(H, max(Ts)) for H, Ts in EV.GRID_3.items()],
+                                        sw["config"]["steps"], search_runs=len(EV.GRID_3[4]) - 1)
         print(f"the grid's cost at the FLOP rate of {est['points']} stored Fig. 2(a) points: {est['cpu_h']:.2f} CPU-hours "
               f"(declared: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured per point)")
         why = (f"the stored run is stale ({ev.reason})" if ev.stale else
@@ -209,7 +214,7 @@ def report_fig3(C: Claims) -> str:
         for id_, st in FIG3_CLAIMS.items():
             C.not_run(id_, st, paper="Fig. 3 (d = 64, n = 32, 300k steps)", reason=why, kind=EXPERIMENT)
         return fig3_table(S, sw["config"]["n"]) if S else ""
-    grid = ", ".join(f"H={H}: T ∈ {Ts}" for H, Ts in EV3.GRID.items())
+    grid = ", ".join(f"H={H}: T ∈ {Ts}" for H, Ts in EV.GRID_3.items())
     sc = Scale(ours=f"d=64, n=32, d_h=64, {grid}, {sw['config']['steps']:,} steps of batch {sw['config']['batch']}, "
                     "one seed", paper=sw["paper"])
     ledger.fig3_paper_claims(C, ev.points, sc)
@@ -218,8 +223,7 @@ def report_fig3(C: Claims) -> str:
 
 def _fig3_points() -> list[dict]:
     """The stored Fig. 3 points, or [] while the run is incomplete or stale."""
-    from lib.chapters.mha_memorization import evidence_fig3 as EV3
-    ev = store.load(EV3.CHAPTER, "fig3")
+    ev = store.load(EV.CHAPTER, "fig3")
     return ev.points if ev.complete else []
 
 

@@ -1,11 +1,8 @@
 """The stored paper-scale subsets of Fig. 2(b), 2(c), 4, 5 and the second seed of Fig. 2(a) on the page
-(Mahdavi et al. 2024, Sec. 5.2, App. A, App. I.1): read back from ``book/evidence/mha-memorization/`` (trained by
-:mod:`~lib.chapters.mha_memorization.evidence_fig2bc`, :mod:`~lib.chapters.mha_memorization.evidence_fig45`,
-:mod:`~lib.chapters.mha_memorization.evidence_fig4n` and :mod:`~lib.chapters.mha_memorization.evidence_fig2a_seed1`), drawn and judged. Nothing is trained.
-
-Kept apart from the training modules for the reason given in :mod:`~lib.chapters.mha_memorization.stored`: the
-stored runs' fingerprints hash those modules, not this one. Every claim is ``not run`` (with its stored count,
-its cost and its command) until its sweep is complete and current. Criteria, declared before any run:
+(Mahdavi et al. 2024, Sec. 5.2, App. A, App. I.1): read back from ``book/evidence/mha-memorization/`` (declared in
+:mod:`~lib.chapters.mha_memorization.evidence`), drawn and judged. Nothing is trained. Every claim is ``not run``
+(with its stored count, its cost and its command) until its sweep is complete and current. Criteria, declared
+before any run:
 
 * ``fig2b-monotone-paper-scale``: at every stored T the memorized count strictly increases with n, except
   between two saturated models (accuracy ≥ 0.95, as Fig. 2(a)); control: the same counts in the reversed order of
@@ -16,7 +13,7 @@ its cost and its command) until its sweep is complete and current. Criteria, dec
   control: the same criterion below n. The 0.05 is the book-scale claims' (:func:`ledger.dh_claims`).
 * ``fig4-linear-paper-scale``: Fig. 2(a)'s line criterion (R² ≥ 0.98 and ≥ that of a H² + b on the points of
   accuracy ≤ 0.95, at least 3 of them); control: the rival a H² + b. ``fig4-context-paper-scale`` (the context
-  panel, :mod:`~lib.chapters.mha_memorization.evidence_fig4n`, declared after the head panel's run with the
+  panel, the sweep ``fig4-context``, declared after the head panel's run with the
   criterion written before it): the line in n fails that criterion (R² < 0.98 or below a √n + b); control: the
   head panel through the same criterion (:func:`line_weak`).
 * ``fig5a-monotone-paper-scale`` / ``fig5b-monotone-paper-scale``: the training MSE strictly decreases with H /
@@ -34,12 +31,8 @@ import torch
 
 from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
-from lib.chapters.mha_memorization import evidence_fig2a_seed1 as EV1
-from lib.chapters.mha_memorization import evidence_fig2bc as EVBC
-from lib.chapters.mha_memorization import evidence_fig45 as EV45
-from lib.chapters.mha_memorization import evidence_fig4n as EV4N
 from lib.chapters.mha_memorization import model as mha_model
-from lib.chapters.mha_memorization.stored import SATURATED, increasing, r2_by_rival, reversed_verdict
+from lib.chapters.mha_memorization.stored import SATURATED, curves, increasing, r2_by_rival, reversed_verdict
 from lib.core import plots
 from lib.core.claims import EXPERIMENT, FINDING, HOLDS, NOT_RUN, SANITY, Claims, Control, Scale
 
@@ -155,7 +148,7 @@ def smallest_step(cur: dict) -> str:
 
 def report_fig2b(C: Claims) -> dict:
     """Fig. 2(b)'s stored subset: its claims; returns {T: (n, counts, accuracies)} ({} while not run)."""
-    ev, sw = store.load(CHAPTER, "fig2b"), EVBC.SWEEPS["fig2b"]
+    ev, sw = store.load(CHAPTER, "fig2b"), EV.SWEEPS["fig2b"]
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
@@ -178,7 +171,7 @@ def report_fig2b(C: Claims) -> dict:
 
 def report_fig2c(C: Claims) -> dict:
     """Fig. 2(c)'s stored subset: its claims; returns {d_h: accuracy} ({} while not run)."""
-    ev, sw = store.load(CHAPTER, "fig2c"), EVBC.SWEEPS["fig2c"]
+    ev, sw = store.load(CHAPTER, "fig2c"), EV.SWEEPS["fig2c"]
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
@@ -231,7 +224,7 @@ def fig4_note(C: Claims, fig4: dict) -> str:
     if any(i not in C.claims or C.claims[i].verdict == NOT_RUN for i in ids):
         return ""
     (ns, mem, acc), f, fH = fig4["n"], fig4["r2n"], fig4["r2"]
-    k, T, H, d = ns.index(5), EV4N.T, EV4N.H, EV45.RECIPE_4["d"]
+    k, T, H, d = ns.index(5), EV.T_4, EV.H_4N, EV.RECIPE_4["d"]
     falls = sum(b < a for a, b in zip(mem[k:], mem[k + 1:], strict=False))
     out = (f"**Reading Fig. 4 at the paper's scale.** With per-example contexts (general position, H = {H}) the count "
            f"goes from {mem[0]:.0f} at n = 1 to {mem[k]:.0f} at n = 5 and then stays between {min(mem[k:]):.0f} and "
@@ -257,7 +250,7 @@ def report_fig4(C: Claims, fig2b: dict) -> dict:
     control: the head panel) and the plateau finding (its control: ``fig2b``, :func:`report_fig2b`'s curves). Returns
     {"H": (H, counts, accuracies), "r2": {rival: R²}, "n": (n, counts, accuracies), "r2n": {rival: R²}}, each key
     present only when its run is complete."""
-    ev, sw = store.load(CHAPTER, "fig4"), EV45.SWEEPS["fig4"]
+    ev, sw = store.load(CHAPTER, "fig4"), EV.SWEEPS["fig4"]
     print(ev.label)
     out: dict = {}
     if not pending(C, ev, sw, sw["claims"]):
@@ -290,7 +283,7 @@ def report_fig4_context(C: Claims, head: dict, fig2b: dict) -> dict:
     """Fig. 4's stored context panel (H = 20, the head panel's T): "linearity in n weakened", judged by
     :func:`line_weak` (control: the head panel through the same criterion), and the plateau finding (control:
     Fig. 2(b)'s shared context, {T: (n, counts, accuracies)}). Returns {"n": ..., "r2n": ...} ({} while not run)."""
-    ev, sw = store.load(CHAPTER, "fig4-context"), EV4N.SWEEPS["fig4-context"]
+    ev, sw = store.load(CHAPTER, "fig4-context"), EV.SWEEPS["fig4-context"]
     print(ev.label)
     i = "fig4-context-paper-scale"
     if pending(C, ev, sw, sw["claims"]):
@@ -344,7 +337,7 @@ def plateau(C: Claims, ns: list, mem: list, fig2b: dict) -> None:
 def report_fig5(C: Claims) -> dict:
     """Fig. 5's stored panels: the two monotone claims and the n = 1 sanity. Returns {"H": (H, MSE), "n": (n, MSE)}
     ({} while not run)."""
-    ev, sw = store.load(CHAPTER, "fig5"), EV45.SWEEPS["fig5"]
+    ev, sw = store.load(CHAPTER, "fig5"), EV.SWEEPS["fig5"]
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
@@ -370,7 +363,7 @@ def report_fig5(C: Claims) -> dict:
 def report_fig2a_seed1(C: Claims) -> dict:
     """The second seed of Fig. 2(a) against the first: the monotone claim on seed 1, with the seed difference as
     control. Returns {T: (H, counts seed 0, counts seed 1)} ({} while not run)."""
-    ev, sw = store.load(CHAPTER, "fig2a-seed1"), EV1.SWEEPS["fig2a-seed1"]
+    ev, sw = store.load(CHAPTER, "fig2a-seed1"), EV.SWEEPS["fig2a-seed1"]
     print(ev.label)
     ev0 = store.load(CHAPTER, "fig2a")
     if pending(C, ev, sw, sw["claims"]):
@@ -380,7 +373,7 @@ def report_fig2a_seed1(C: Claims) -> dict:
                   kind=EXPERIMENT, reason=f"criterion (declared): {CRITERIA['fig2a-seeds-paper-scale']}; not run: the "
                   f"seed-0 run is not complete ({ev0.reason or 'partial'}); run `{ev0.command}`")
         return {}
-    c0, c1 = EV._curves(ev0.points), EV._curves(ev.points)
+    c0, c1 = curves(ev0.points), curves(ev.points)
     diff = {T: [b - a for a, b in zip(c0[T][2], c1[T][2], strict=True)] for T in c1}
     acc = {T: [min(a, b) for a, b in zip(c0[T][1], c1[T][1], strict=True)] for T in c1}
     gap = max(abs(a - b) for T in c1 for a, b in zip(c0[T][1], c1[T][1], strict=True))
@@ -470,7 +463,7 @@ def status() -> str:
                  f"{len(ev.points)} of {ev.total} points stored" if ev.points else f"declared, none of {ev.total} points "
                  "stored")
         out.append(f"{fig} (`{name}`): {state}")
-    left4, left5 = (EV45.LEFT_4 - EV4N.COST) / 3600, EV45.LEFT_5 / 3600
+    left4, left5 = EV.LEFT_4 / 3600, EV.LEFT_5 / 3600
     return ("**Stored now** (read from `book/evidence/mha-memorization/`): " + "; ".join(out) + ". The rest of the "
             f"official grids would cost about {left4:.0f} CPU-hours (Fig. 4) and {left5:.0f} (Fig. 5) at the measured "
             "rates, without early stops: the `paper` preset runs them on a GPU.")
