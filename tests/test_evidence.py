@@ -122,3 +122,26 @@ def test_unknown_sweep_and_listing():
         EV.run("aot-memorization", ["nope"])
     lines = EV.listing()
     assert any("fig2a" in s and "CPU-hours" in s for s in lines)
+
+
+def test_stored_claim_layer(monkeypatch):
+    """lib.book.stored_claims: a complete sweep is judged (with its control); a partial or stale one makes the claim
+    not run with its criterion, what is stored, the CPU-hours to go and the command."""
+    from lib.book import stored_claims as SC
+    from lib.core import claims
+    pts = [dict(x=1, y=2.0), dict(x=2, y=4.0)]
+    judge = lambda p: SC.Judged(ok=p["exp6"][1]["y"] == 2 * p["exp6"][1]["x"], ours="y = 2x",
+                                control=claims.Control("y = 3x", passed=False))
+    claim = SC.StoredClaim("c", "y doubles x", paper="y = 2x", criterion="y == 2x at every point", sweeps=("exp6",),
+                           judge=judge)
+    cases = [(EV.Evidence("aot-memorization", "exp6", points=pts, manifest={}, total=2), claims.HOLDS, ""),
+             (EV.Evidence("aot-memorization", "exp6", points=pts[:1], manifest={}, total=2), claims.NOT_RUN,
+              "`exp6` 1 of 2 points stored; run `python -m lib evidence aot-memorization exp6` (about 0.00 CPU-hours"),
+             (EV.Evidence("aot-memorization", "exp6", points=pts, manifest={}, total=2, stale=True, reason="the grid "
+                          "changed"), claims.NOT_RUN, "`exp6` stale (the grid changed)")]
+    for ev, verdict, text in cases:
+        monkeypatch.setattr(EV, "load", lambda *a, ev=ev, **k: ev)
+        C = claims.Claims("aot-memorization", "book")
+        SC.record(C, "aot-memorization", claim)
+        assert C.claims["c"].verdict == verdict and text in C.claims["c"].criterion, C.claims["c"].criterion
+        assert verdict != claims.NOT_RUN or C.claims["c"].criterion.startswith("criterion (declared): y == 2x")

@@ -1,4 +1,4 @@
-"""The fingerprint of stored evidence follows what a run executes (lib.core.codehash.definitions).
+"""The fingerprint of stored evidence follows what a run executes (lib.core.reachable.definitions).
 
 * On a copy of ``lib``: an unused constant in ``lib/core/attention.py`` or ``lib/core/claims.py``, a docstring,
   or an edit to a page-only function stales no stored sweep; one changed line in a training step stales
@@ -20,7 +20,7 @@ import pytest
 
 from lib.book import evidence as EV
 from lib.book import migrate as MG
-from lib.core import codehash
+from lib.core import codehash, reachable
 
 ROOT = codehash.ROOT
 STORED = [(c, n) for c in EV.chapters() for n in EV.sweeps(c) if EV.read_manifest(c, n) is not None]
@@ -127,7 +127,7 @@ for _c, _n in STORED:
 @pytest.mark.parametrize("chapter,name", list(FNS.values()), ids=[f"{c}/{n}" for c, n in FNS.values()])
 def test_no_dependency_hides(chapter, name):
     sw = EV.sweeps(chapter)[name]
-    hidden = _called(sw) - set(codehash.definitions(sw["fn"]))
+    hidden = _called(sw) - set(reachable.definitions(sw["fn"]))
     assert not hidden, f"called by {chapter}/{name}'s training function but not in its fingerprint: {sorted(hidden)}"
 
 

@@ -139,7 +139,8 @@ def test_seed1_waits_for_seed0(monkeypatch):
     stores["fig2a"] = stores["fig2a"][:3]
     C, _ = _judge(monkeypatch, stores)
     c = C.claims["fig2a-seeds-paper-scale"]
-    assert c.verdict == claims.NOT_RUN and "seed-0 run is not complete" in c.criterion
+    assert c.verdict == claims.NOT_RUN and "`fig2a` 3 of 32 points stored" in c.criterion, c.criterion
+    assert "python -m lib evidence mha-memorization fig2a` (about 2.19 CPU-hours to go" in c.criterion
 
 
 def test_reversed_controls_pass_on_falling_or_saturated_sequences(monkeypatch):

@@ -13,7 +13,7 @@ and ``points`` make the evidence what it is; the rest can change without touchin
 ``book/evidence/<chapter>/<name>/points/`` (one sealed JSON file per finished point, written as it finishes:
 an interrupted run resumes and never recomputes a stored point), next to ``manifest.json``: the grid, the
 recipe, the fingerprint with one hash per definition the training function reaches
-(:func:`lib.core.codehash.definitions`), per session the git commit, torch/numpy versions, CPU model and date,
+(:func:`lib.core.reachable.definitions`), per session the git commit, torch/numpy versions, CPU model and date,
 the trajectory digests of a sample of work units (:mod:`lib.book.migrate`), the migrations the run went
 through, and at the end the CPU-seconds per point and, per model family, the model-steps/s and the fraction
 of this machine's float32 GEMM peak.
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lib.core import codehash
+from lib.core import codehash, reachable
 from lib.engine import sweep
 
 ROOT = codehash.ROOT / "book" / "evidence"
@@ -86,7 +86,7 @@ def folder(chapter: str, name: str, root: Path | None = None) -> Path:
 
 def definitions(sw: dict) -> dict[str, str]:
     """The hash of every definition the sweep's training function reaches (to name the changed ones)."""
-    return codehash.definitions(sw["fn"])
+    return reachable.definitions(sw["fn"])
 
 
 def fingerprint(sw: dict) -> str:
@@ -282,6 +282,15 @@ class Evidence:
         return command(self.chapter, self.name)
 
     @property
+    def refresh(self) -> str:
+        """What to do about stale evidence: a code change may be a refactor (migrate), a recipe change is not."""
+        how = f"refresh with `{self.command}`"
+        if "training code" in self.reason:
+            how = (f"if the change is a refactor, `python -m lib evidence migrate {self.chapter} {self.name}` moves "
+                   f"the run across it; else {how}")
+        return how
+
+    @property
     def complete(self) -> bool:
         return bool(self.points) and len(self.points) >= self.total and not self.stale
 
@@ -295,7 +304,7 @@ class Evidence:
             return f"no stored run ({self.reason}); produce it with `{self.command}`"
         date = (self.manifest or {}).get("sessions", [{}])[-1].get("date", "?")[:10]
         part = "" if len(self.points) >= self.total else f" ({len(self.points)} of {self.total} points so far)"
-        stale = f" — STALE: {self.reason}; refresh with `{self.command}`" if self.stale else ""
+        stale = f" — STALE: {self.reason}; {self.refresh}" if self.stale else ""
         return (f"stored run of {date}, {self.cpu_hours:.2f} CPU-hours{part}; reproduce with "
                 f"`{self.command}`{stale}")
 
@@ -307,7 +316,7 @@ def stale_reason(sw: dict, man: dict) -> str:
     if _canon(man.get("grid")) != _canon(sw["points"]):
         return "the grid changed"
     if man.get("fingerprint") != fingerprint(sw):
-        changed = codehash.changed(man.get("definitions", {}), definitions(sw))
+        changed = reachable.changed(man.get("definitions", {}), definitions(sw))
         return "the training code changed since the run (" + (", ".join(changed) or "fingerprint differs") + ")"
     return ""
 
@@ -339,7 +348,7 @@ def check(chapter: str, name: str, root: Path | None = None) -> list[str]:
         return []
     probs = []
     if ev.stale:
-        probs.append(f"{where}: the stored evidence is stale: {ev.reason}; refresh with `{ev.command}`")
+        probs.append(f"{where}: the stored evidence is stale: {ev.reason}; {ev.refresh}")
     grid = {_canon(p) for p in sweeps(chapter)[name]["points"]}
     pdir = points_dir(chapter, name, root, ev.manifest)
     for rec in sweep.Store(pdir).records():

@@ -41,7 +41,7 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from lib.book import evidence as E
-from lib.core import codehash
+from lib.core import codehash, reachable
 from lib.engine import sweep
 from lib.engine import train as engine_train
 
@@ -281,7 +281,7 @@ def migrate(chapter: str, name: str, root: Path | None = None, full: bool | None
                                                                  for f, w in worst.items())
                     + "; every other result field but timing and the family label equal")
     new_defs = E.definitions(sw)
-    rec = {"from": man["fingerprint"], "to": E.fingerprint(sw), "changed": codehash.changed(man.get("definitions", {}), new_defs),
+    rec = {"from": man["fingerprint"], "to": E.fingerprint(sw), "changed": reachable.changed(man.get("definitions", {}), new_defs),
            "checks": done, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "commit": E.machine()["commit"]}
     man.update(fingerprint=rec["to"], definitions=new_defs, migrations=man.get("migrations", []) + [rec])

@@ -83,7 +83,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from lib.core import codehash
+from lib.core import reachable
 
 __all__ = ["grid", "point_key", "Store", "Reporter", "run", "sweep_dir", "is_quiet", "units"]
 
@@ -133,11 +133,11 @@ def _resolve(ref: tuple[str, str, str]) -> Callable:
 
 def fingerprint(fn: Callable | None, config: Mapping[str, Any] | None) -> str:
     """Hash of the sweep's settings and code: ``config``, and the hash of every definition reachable from ``fn``
-    (:func:`lib.core.codehash.definitions`: the functions, classes and constants it runs, without docstrings
+    (:func:`lib.core.reachable.definitions`: the functions, classes and constants it runs, without docstrings
     and comments)."""
     h = hashlib.sha256(_canon(dict(config or {})).encode())
     if fn is not None:
-        h.update(codehash.definitions_hash(codehash.definitions(fn)).encode())
+        h.update(reachable.definitions_hash(reachable.definitions(fn)).encode())
     return h.hexdigest()[:12]
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.book import evidence as store
+from lib.book import stored_claims
 from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization import ledger
 from lib.core import plots
@@ -139,14 +140,11 @@ def report(C: Claims) -> str:
     ids = sw["claims"]
     if ev.points:
         _figure(ev.points)
-    if not ev.complete:
-        why = (f"the stored run is stale ({ev.reason})" if ev.stale else
-               f"{len(ev.points)} of {ev.total} points stored") + f"; run `{ev.command}`"
-        C.not_run(ids[0], "Fig. 2(a) at paper scale: the memorized count is linear in H (R² ≥ 0.98)",
-                  paper="R² ≥ 0.98", reason=f"criterion (declared): {LINEAR_CRITERION}; not run: {why}", kind=EXPERIMENT)
-        C.not_run(ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T",
-                  paper="increasing", reason=f"criterion (declared): {INCREASING_CRITERION}; not run: {why}",
-                  kind=EXPERIMENT)
+    if stored_claims.pending(C, [ev], [
+            (ids[0], "Fig. 2(a) at paper scale: the memorized count is linear in H (R² ≥ 0.98)", "R² ≥ 0.98",
+             LINEAR_CRITERION, EXPERIMENT),
+            (ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T", "increasing",
+             INCREASING_CRITERION, EXPERIMENT)]):
         return ""
     scale = Scale(ours=f"all {ev.total} points of the paper's grid, one seed", paper=sw["paper"])
     cur = curves(ev.points)
@@ -174,6 +172,8 @@ def report(C: Claims) -> str:
 
 # ---- Fig. 3 / App. H by the paper's protocol (book/evidence/mha-memorization/fig3) ---------------------------
 FIG3_CLAIMS = ledger.FIG3_STATEMENTS          # claim id -> statement
+FIG3_CRITERION = ("App. H's protocol on the stored grid: the paper's T memorized, and at the located capacity the "
+                  "saturated majority and the free head (ledger.fig3_paper_claims)")
 
 
 def fig3_table(S: dict, n: int) -> str:
@@ -209,10 +209,8 @@ def report_fig3(C: Claims) -> str:
                                         sw["config"]["steps"], search_runs=len(EV.GRID_3[4]) - 1)
         print(f"the grid's cost at the FLOP rate of {est['points']} stored Fig. 2(a) points: {est['cpu_h']:.2f} CPU-hours "
               f"(declared: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured per point)")
-        why = (f"the stored run is stale ({ev.reason})" if ev.stale else
-               f"{len(ev.points)} of {ev.total} points stored") + f"; run `{ev.command}` (about {sw['budget_h']} CPU-h)"
-        for id_, st in FIG3_CLAIMS.items():
-            C.not_run(id_, st, paper="Fig. 3 (d = 64, n = 32, 300k steps)", reason=why, kind=EXPERIMENT)
+        stored_claims.pending(C, [ev], [(id_, st, "Fig. 3 (d = 64, n = 32, 300k steps)", FIG3_CRITERION, EXPERIMENT)
+                                        for id_, st in FIG3_CLAIMS.items()])
         return fig3_table(S, sw["config"]["n"]) if S else ""
     grid = ", ".join(f"H={H}: T ∈ {Ts}" for H, Ts in EV.GRID_3.items())
     sc = Scale(ours=f"d=64, n=32, d_h=64, {grid}, {sw['config']['steps']:,} steps of batch {sw['config']['batch']}, "

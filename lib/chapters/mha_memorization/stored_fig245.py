@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from lib.book import evidence as store
+from lib.book import stored_claims
 from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization import model as mha_model
 from lib.chapters.mha_memorization.stored import SATURATED, curves, increasing, r2_by_rival, reversed_verdict
@@ -99,15 +100,12 @@ def kind(i: str) -> str:
 
 def pending(C: Claims, ev: store.Evidence, sw: dict, ids: list[str]) -> bool:
     """Record ``ids`` as not run (stored count, cost, command) unless ``ev`` is complete and current."""
-    if ev.complete:
-        return False
-    h = len(sw["points"]) * sw["cost_s"] / 3600
-    why = (f"the stored run is stale ({ev.reason})" if ev.stale else f"{len(ev.points)} of {ev.total} points stored")
-    why += f"; run `{ev.command}` (about {h:.2f} CPU-hours: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured)"
-    for i in ids:
-        st, paper = STATEMENTS[i]
-        C.not_run(i, st, paper=paper, reason=f"criterion (declared): {CRITERIA[i]}; not run: {why}", kind=kind(i))
-    return True
+    return stored_claims.pending(C, [ev], [(i, *STATEMENTS[i], CRITERIA[i], kind(i)) for i in ids])
+
+
+def _needs(C: Claims, i: str, name: str) -> bool:
+    """Record claim ``i`` as not run while its control's sweep ``name`` is not complete and current."""
+    return stored_claims.pending(C, [store.load(CHAPTER, name)], [(i, *STATEMENTS[i], CRITERIA[i], kind(i))])
 
 
 def series(points: list[dict], x: str, y: str, **sel) -> tuple[list, list, list]:
@@ -291,10 +289,7 @@ def report_fig4_context(C: Claims, head: dict, fig2b: dict) -> dict:
     ns, mem, acc = series(ev.points, "n", "memorized")
     out = {"n": (ns, mem, acc), "r2n": r2_by_rival(ns, acc, mem, SATURATED)}
     plateau(C, ns, mem, fig2b)
-    if not head:
-        C.not_run(i, STATEMENTS[i][0], paper=STATEMENTS[i][1], kind=EXPERIMENT,
-                  reason=f"criterion (declared): {CRITERIA[i]}; not run: its control, the head panel (`fig4`), is not "
-                         f"complete; run `{store.command(CHAPTER, 'fig4')}`")
+    if not head and _needs(C, i, "fig4"):          # its control: the head panel
         return out
     ok, f, k = line_weak(ns, acc, mem)
     Hs, memH, accH = head["H"]
@@ -319,10 +314,7 @@ def plateau(C: Claims, ns: list, mem: list, fig2b: dict) -> None:
     """``fig4-context-plateau-paper-scale``: the context panel's growth beyond n = 5 is at most PLATEAU; control: the
     same growth on Fig. 2(b)'s shared context at its largest (least saturated) T."""
     i = "fig4-context-plateau-paper-scale"
-    if not fig2b:
-        C.not_run(i, STATEMENTS[i][0], paper=STATEMENTS[i][1], kind=FINDING,
-                  reason=f"criterion (declared): {CRITERIA[i]}; not run: its control, Fig. 2(b) (`fig2b`), is not "
-                         f"complete; run `{store.command(CHAPTER, 'fig2b')}`")
+    if not fig2b and _needs(C, i, "fig2b"):        # its control: Fig. 2(b)'s shared context
         return
     T = max(fig2b)
     nb, mb, _ = fig2b[T]
@@ -366,12 +358,7 @@ def report_fig2a_seed1(C: Claims) -> dict:
     ev, sw = store.load(CHAPTER, "fig2a-seed1"), EV.SWEEPS["fig2a-seed1"]
     print(ev.label)
     ev0 = store.load(CHAPTER, "fig2a")
-    if pending(C, ev, sw, sw["claims"]):
-        return {}
-    if not ev0.complete:
-        C.not_run("fig2a-seeds-paper-scale", STATEMENTS["fig2a-seeds-paper-scale"][0], paper="increasing",
-                  kind=EXPERIMENT, reason=f"criterion (declared): {CRITERIA['fig2a-seeds-paper-scale']}; not run: the "
-                  f"seed-0 run is not complete ({ev0.reason or 'partial'}); run `{ev0.command}`")
+    if pending(C, ev, sw, sw["claims"]) or _needs(C, "fig2a-seeds-paper-scale", "fig2a"):
         return {}
     c0, c1 = curves(ev0.points), curves(ev.points)
     diff = {T: [b - a for a, b in zip(c0[T][2], c1[T][2], strict=True)] for T in c1}
