@@ -58,7 +58,7 @@ def test_min_width_row():
 def stored():
     if not (ds.STORE / "points.json").exists():
         pytest.skip("no stored run (python -m lib.chapters.depth_width.depthseries)")
-    return ds.load()
+    return dr.load()
 
 
 def test_stored_cheapest_points_recomputed(stored):
@@ -85,7 +85,16 @@ def test_report_claims_and_stale_warning(stored, tmp_path, capsys):
         assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
     shutil.copy(ds.STORE / "points.json", tmp_path / "points.json")
     man = json.loads((ds.STORE / "manifest.json").read_text())
+    man["definitions"]["lib.chapters.depth_width.seprank:rank_modp"] = "0" * 16
     man["code_hash"] = "0" * 16
     (tmp_path / "manifest.json").write_text(json.dumps(man))
     dr.report(Claims("depth-width"), tmp_path)
-    assert "stale" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "stale" in out and "seprank:rank_modp (edited)" in out
+
+
+def test_stored_fingerprint_is_current(stored):
+    """The stored run's fingerprint is the definitions compute() reaches today: nothing it executes changed."""
+    _, man = stored
+    assert man["code_hash"] == ds.reachable.definitions_hash(ds.definitions())
+    assert man["definitions"] == ds.definitions()

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from lib.chapters.depth_width import evidence_lm as E
+from lib.chapters.depth_width import evidence as E
+from lib.chapters.depth_width import lm
 from lib.chapters.depth_width import transition as T
 
 
@@ -48,6 +49,6 @@ def test_settled_step():
 
 def test_declared_grids():
     assert len(E.POINTS) == len(E.DEPTHS) * len(E.SIZES) * len(E.SEEDS)
-    assert all(E.matched_steps(1, s) == E.STEPS for s in E.SIZES)
+    assert all(lm.matched_steps(1, s, E.STEPS, T=E.RECIPE["T"], batch=E.RECIPE["batch"], vocab=E.RECIPE["vocab"]) == E.STEPS for s in E.SIZES)
     assert all(p["steps"] > E.STEPS for p in E.FLOPS_POINTS)       # narrower embeddings: more steps for equal FLOPs
     assert [p["seed"] for p in E.POINTS[:len(E.DEPTHS) * len(E.SIZES)]] == [0] * (len(E.DEPTHS) * len(E.SIZES))

@@ -26,6 +26,7 @@ stale, name the definitions, and print the command that refreshes it; ``python -
 from __future__ import annotations
 
 import datetime
+import hashlib
 import importlib
 import json
 import os
@@ -123,8 +124,20 @@ def machine() -> dict:
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
-            "torch": torch.__version__, "numpy": numpy.__version__, "cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version()}
+            "torch": torch.__version__, "numpy": numpy.__version__, "cpu": cpu, "cpu_kind": cpu_kind(cpu),
+            "cores": os.cpu_count(), "python": platform.python_version()}
+
+
+def cpu_kind(cpu: str) -> str:
+    """The CPU model and a hash of its instruction-set flags: two machines of one kind round alike (a model name
+    alone does not tell: two "AMD EPYC" hosts here re-train the same small model differently)."""
+    flags = ""
+    try:
+        flags = next((ln.split(":", 1)[1] for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("flags")), "")
+    except OSError:
+        pass
+    return f"{cpu} [{hashlib.sha256(' '.join(sorted(flags.split())).encode()).hexdigest()[:8]}]"
 
 
 def gemm_peak(n: int = 1024, reps: int = 5) -> dict:
@@ -245,7 +258,7 @@ def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Pa
         shutil.rmtree(pdir / ".progress", ignore_errors=True)
         rows = _rows(pdir)
         man.update(complete=len(rows) == len(sw["points"]), **_stats(rows, (ref or peak)["gflops"]))
-        if "trajectories" not in man:
+        if "trajectories" not in man and not (sw.get("verify") or {}).get("exact"):
             from lib.book import migrate            # migrate imports this module
             man["trajectories"] = migrate.record(sw, root)
         _write_manifest(man, chapter, n, root)

@@ -13,6 +13,9 @@ Two checks re-train a deterministic sample of a sweep's work units (:func:`sampl
   absolute values for a machine of another kind), and every evaluation on the way is digested the same way.
   The digests recorded when the run was made (:func:`record`) and the replayed ones must agree.
 
+A sweep of an exact computation (``verify["exact"]``: integers over GF(p), say), which takes no optimiser step,
+has no trajectory: it is checked by recomputing its declared cheap units, every field equal.
+
 The prefix is observed, not built into the training code: :func:`trajectory` wraps the engine's
 ``adam_step`` and ``evaluate`` (``lib.engine.train``) and registers a global post-step hook on
 ``torch.optim`` optimisers (the depth-width LM's AdamW), so the code under test is exactly the code that ran.
@@ -49,6 +52,7 @@ TIMING = {"cpu_s", "seconds", "digest", "written"}       # result fields that ma
 LABELS = {"family"}                                     # how the unit was batched (its padding), not what it computed
 MARKS = (1, 16, 64, 256, 1024)                          # steps whose parameters a trajectory digests
 RTOL_OTHER_CPU = 1e-3                                   # parameter sums on a machine of another CPU kind
+RTOL_FIELDS = 1e-6                                      # undeclared float results of a full unit, idem
 
 
 class _PrefixDone(Exception):
@@ -161,21 +165,9 @@ def record(sw: dict, root: Path | None = None, units: int = 1) -> list[dict]:
             for u in sample_units(sw, ev.points, units)]
 
 
-def cpu_kind() -> str:
-    """The CPU model and a hash of its instruction-set flags: two machines of one kind round alike (a CPU's
-    model name alone does not tell: two "AMD EPYC" hosts here re-train the same small model differently)."""
-    flags = ""
-    try:
-        flags = next((ln.split(":", 1)[1] for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                      if ln.startswith("flags")), "")
-    except OSError:
-        pass
-    return f"{E.machine()['cpu']} [{hashlib.sha256(' '.join(sorted(flags.split())).encode()).hexdigest()[:8]}]"
-
-
 def _where() -> dict:
     m = E.machine()
-    return {"cpu": m["cpu"], "cpu_kind": cpu_kind(), "torch": m["torch"], "date": m["date"], "commit": m["commit"]}
+    return {"cpu": m["cpu"], "cpu_kind": m["cpu_kind"], "torch": m["torch"], "date": m["date"], "commit": m["commit"]}
 
 
 def _same(a: dict, b: dict, exact: bool) -> bool:
@@ -187,7 +179,7 @@ def _same(a: dict, b: dict, exact: bool) -> bool:
 def replay(sw: dict, man: dict) -> tuple[list[str], list[str]]:
     """Replay every recorded trajectory with today's code: (differences, what was checked)."""
     probs, done = [], []
-    kind = cpu_kind()
+    kind = E.machine()["cpu_kind"]
     for tr in man.get("trajectories", []):
         exact = tr.get("cpu_kind") == kind
         now = run_prefix(sw, tr["unit"], tr["steps"])
@@ -228,12 +220,19 @@ def retrain(chapter: str, name: str, root: Path | None = None, units: int | None
     return out
 
 
-def _equal(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
+def _equal(a, b, rtol: float = 0.0) -> bool:
+    """Equal, element by element; floats within ``rtol`` (0: bitwise; NaN equals NaN)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b or math.isclose(a, b, rel_tol=rtol, abs_tol=0.0)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_equal(x, y, rtol) for x, y in zip(a, b, strict=True))
     return a == b
+
+
+def _same_kind(man: dict) -> bool:
+    """Whether every session of the stored run ran on this machine's CPU kind (recorded since trajectories)."""
+    kinds = {s.get("cpu_kind") for s in man.get("sessions", [])}
+    return kinds == {E.machine()["cpu_kind"]}
 
 
 def verify(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[str]:
@@ -261,26 +260,36 @@ def migrate(chapter: str, name: str, root: Path | None = None, full: bool | None
     if "training code" not in reason:
         log(f"{where}: {reason}: a new recipe or grid is a new experiment, not a refactor; rerun `{E.command(chapter, name)}`")
         return False
-    if not man.get("trajectories"):
+    if not man.get("trajectories") and not (sw.get("verify") or {}).get("exact"):
         log(f"{where}: no trajectory recorded; nothing to replay. Rerun `{E.command(chapter, name)}`")
         return False
+    new_defs = E.definitions(sw)                 # the source on disk now: it must be what the replay runs
     probs, done = replay(sw, man)
-    k = (sw.get("verify") or {}).get("units", 0) if full is None else (1 if full else 0)
-    tol = (sw.get("verify") or {}).get("fields", {})
+    spec = sw.get("verify") or {}
+    k = spec.get("units", 0) if full is None else (1 if full else 0)
+    tol, exact = spec.get("fields", {}), bool(spec.get("exact"))
+    if exact and not k:
+        log(f"{where}: an exact computation is migrated by recomputing its declared cheap units; none is declared")
+        return False
+    same = exact or _same_kind(man)
     rows = retrain(chapter, name, root, k) if k and not probs else []
     diffs = [(p, f, a, b) for p, f, a, b in rows if f not in LABELS
-             and (abs(float(b) - float(a)) > tol[f] if f in tol else not _equal(a, b))]
+             and (abs(float(b) - float(a)) > tol[f] if f in tol and not exact else not _equal(a, b, 0 if same else RTOL_FIELDS))]
     probs += [f"point {p}: field {f!r} stored {a!r}, today {b!r}" for p, f, a, b in diffs[:5]]
     if probs:
         log(f"{where}: NOT migrated, today's code does not reproduce the stored run:\n  " + "\n  ".join(probs)
             + f"\n  the change is real: rerun `{E.command(chapter, name)}`")
         return False
     if k:
-        worst = {f: max(abs(float(b) - float(a)) for _, g, a, b in rows if g == f) for f in tol}
-        done.append(f"{k} full unit(s) re-trained: " + ", ".join(f"{f} within {tol[f]} (largest |diff| {w:.2g})"
-                                                                 for f, w in worst.items())
-                    + "; every other result field but timing and the family label equal")
-    new_defs = E.definitions(sw)
+        worst = {f: max(abs(float(b) - float(a)) for _, g, a, b in rows if g == f) for f in tol if not exact}
+        done.append(f"{k} full unit(s) re-trained: " + "".join(f"{f} within {tol[f]} (largest |diff| {w:.2g}), "
+                                                               for f, w in worst.items())
+                    + ("every other result field but timing and the family label bitwise equal" if same else
+                       f"every other result field but timing and the family label equal, floats within rtol "
+                       f"{RTOL_FIELDS} (the stored run's CPU kind is not this machine's, or was not recorded)"))
+    if E.definitions(sw) != new_defs:
+        log(f"{where}: NOT migrated: the source changed while the sample was re-trained; run migrate again")
+        return False
     rec = {"from": man["fingerprint"], "to": E.fingerprint(sw), "changed": reachable.changed(man.get("definitions", {}), new_defs),
            "checks": done, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "commit": E.machine()["commit"]}

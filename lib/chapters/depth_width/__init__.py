@@ -10,7 +10,7 @@ Self-Attention* (NeurIPS 2020).
 :mod:`~.lemmas`         Lemma 3 and Claims 1-2 of the appendix, checked exactly or by a randomized test;
 :mod:`~.fit`            Table 4's fit, eq. 10 and Table 1;
 :mod:`~.lm`             the offline language-model ablation (corpus, GPT, training on the sweep engine);
-:mod:`~.evidence_lm`    the stored CPU-scale transition sweeps (depth pairs (1, 2), (2, 4), seeds, curves);
+:mod:`~.evidence`       the stored CPU-scale transition sweeps (depth pairs (1, 2), (2, 4), seeds, curves);
 :mod:`~.transition`     those sweeps read back: the paper's transition procedure, controls, claims, figure;
 :mod:`~.ledger`         the claims of the theory sections (network, rank grid, bounds, lemmas, Theorem 4);
 :mod:`~.ledger_fit`     the claims of the fit, Tables 1-4, the projections and the language models;

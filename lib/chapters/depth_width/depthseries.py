@@ -1,8 +1,9 @@
 """Depth-efficiency measured on the network itself (Levine et al. 2020, Lemma 6, Theorem 1), exactly over GF(p).
 
 Three stored computations, produced by ``python -m lib.chapters.depth_width.depthseries`` and read back by
-:func:`lib.chapters.depth_width.series_report.report` (the notebook never recomputes them; the report lives in its
-own module so that editing the page's tables does not change this module's fingerprint):
+:func:`lib.chapters.depth_width.series_report.report` (the notebook never recomputes them). The stored run's
+fingerprint is the hash of every definition :func:`compute` reaches (:func:`definitions`), so page code and
+docstrings change nothing:
 
 (a) **Lemma 6's construction.** The weights and templates of the proof of Lemma 6 (App. B.2, eqs. 28–54), put
     into the analysed network (eq. 3) and run layer by layer; the ``M/2 × M/2`` sub-block of the grid tensor
@@ -32,12 +33,12 @@ import torch
 from torch import Tensor
 
 from lib.chapters.depth_width import seprank
-from lib.chapters.depth_width.bounds import log3, multiset, ours_closed_form
+from lib.chapters.depth_width.bounds import multiset, ours_closed_form
+from lib.core import reachable
 
 P = seprank.PRIME
 STORE = Path(__file__).resolve().parents[3] / "book" / "evidence" / "depth-width" / "rank-series"
 COMMAND = "python -m lib.chapters.depth_width.depthseries"
-MODULE = "lib.chapters.depth_width.depthseries"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,13 +306,12 @@ def compute(log=print) -> dict:
     return dict(N=N_SERIES, H=1, prime=P, lemma6=lem, series=series, width_points=extra, width_table=table)
 
 
-def manifest(points: dict, cpu_total: float) -> dict:
-    """Parameters, the code fingerprint, commit, versions, CPU model and date of a stored run."""
+def manifest(cpu_total: float) -> dict:
+    """Parameters, the code fingerprint and its definitions, commit, versions, CPU model and date of a stored run."""
     import platform
     import subprocess
     from datetime import datetime, timezone
 
-    from lib.core.codehash import module_closure
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=STORE.parents[3]).stdout.strip()
@@ -319,18 +319,17 @@ def manifest(points: dict, cpu_total: float) -> dict:
         commit = "unknown"
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    return dict(command=COMMAND, code_hash=current_hash(), commit=commit, torch=torch.__version__,
-                numpy=np.__version__, python=platform.python_version(), cpu=cpu, threads=torch.get_num_threads(),
-                cpu_seconds=round(cpu_total, 1), date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                parameters=dict(lemma6=LEMMA6_CASES, series=SERIES_CASES, N=N_SERIES, H=1, prime=P,
-                                modules=module_closure([], [MODULE])))
+    defs = definitions()
+    return dict(command=COMMAND, code_hash=reachable.definitions_hash(defs), definitions=defs, commit=commit,
+                torch=torch.__version__, numpy=np.__version__, python=platform.python_version(), cpu=cpu,
+                threads=torch.get_num_threads(), cpu_seconds=round(cpu_total, 1),
+                date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                parameters=dict(lemma6=LEMMA6_CASES, series=SERIES_CASES, N=N_SERIES, H=1, prime=P))
 
 
-def current_hash() -> str:
-    """Today's fingerprint of this module and every lib module it imports, without docstrings and comments
-    (lib.core.codehash, ``semantic=True``, as every stored result)."""
-    from lib.core.codehash import code_hash, module_closure
-    return code_hash(module_closure([], [MODULE]), semantic=True)
+def definitions() -> dict[str, str]:
+    """The hash of every definition :func:`compute` reaches (lib.core.reachable.definitions): what the run executes."""
+    return reachable.definitions(compute)
 
 
 def main(store: Path = STORE) -> None:
@@ -340,30 +339,8 @@ def main(store: Path = STORE) -> None:
     pts = compute()
     store.mkdir(parents=True, exist_ok=True)
     (store / "points.json").write_text(json.dumps(pts, separators=(",", ":")) + "\n")
-    (store / "manifest.json").write_text(json.dumps(manifest(pts, time.process_time() - t0), indent=1) + "\n")
+    (store / "manifest.json").write_text(json.dumps(manifest(time.process_time() - t0), indent=1) + "\n")
     print(f"stored in {store}")
-
-
-# ---------------------------------------------------------------------------------------------
-# the report: the stored run, shown and turned into claims (no recomputation)
-# ---------------------------------------------------------------------------------------------
-def load(store: Path = STORE) -> tuple[dict, dict]:
-    """The stored points and manifest (book/evidence/depth-width/rank-series)."""
-    return (json.loads((store / "points.json").read_text()), json.loads((store / "manifest.json").read_text()))
-
-
-def increments(series: list[dict]) -> list[dict]:
-    """Per-layer growth of the exact rank, ``log3 sep(L+1) − log3 sep(L)`` at fixed width, next to d_x (the
-    N = 2 closed form's asymptotic slope), D = d_x(d_x+1)/2 (our monomial bound's) and 2 d_x + 1 (Theorem 2's
-    upper bound's slope), and the ratio to the previous increment (3 would be Theorem 1's tripling)."""
-    by = {(p["d_x"], p["L"]): p["rank"] for p in series}
-    out = []
-    for (d, L), r in sorted(by.items()):
-        if (d, L + 1) in by:
-            inc = log3(by[(d, L + 1)]) - log3(r)
-            prev = next((o["inc"] for o in out if o["d_x"] == d and o["L"] == L - 1), None)
-            out.append(dict(d_x=d, L=L, inc=inc, ratio=None if prev is None else inc / prev, D=d * (d + 1) // 2))
-    return out
 
 
 if __name__ == "__main__":

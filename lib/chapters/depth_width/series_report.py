@@ -1,19 +1,41 @@
 """The stored depth series of :mod:`lib.chapters.depth_width.depthseries` on the page: its tables (Markdown) and its
-claims, read back from ``book/evidence/depth-width/rank-series`` without recomputation. A warning is printed when
-the stored run's code fingerprint differs from today's (stale evidence).
+claims, read back from ``book/evidence/depth-width/rank-series`` without recomputation. A warning naming the changed
+definitions is printed when the stored run's code fingerprint differs from today's (stale evidence).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lib.chapters.depth_width.bounds import log3, monomial_upper, regime, thm3_upper
-from lib.chapters.depth_width.depthseries import COMMAND, STORE, current_hash, increments, load
+from lib.chapters.depth_width.depthseries import COMMAND, STORE, definitions
+from lib.core import reachable
+
+
+def load(store: Path = STORE) -> tuple[dict, dict]:
+    """The stored points and manifest (book/evidence/depth-width/rank-series)."""
+    return (json.loads((store / "points.json").read_text()), json.loads((store / "manifest.json").read_text()))
+
+
+def increments(series: list[dict]) -> list[dict]:
+    """Per-layer growth of the exact rank, ``log3 sep(L+1) − log3 sep(L)`` at fixed width, next to d_x (the
+    N = 2 closed form's asymptotic slope), D = d_x(d_x+1)/2 (our monomial bound's) and 2 d_x + 1 (Theorem 2's
+    upper bound's slope), and the ratio to the previous increment (3 would be Theorem 1's tripling)."""
+    by = {(p["d_x"], p["L"]): p["rank"] for p in series}
+    out = []
+    for (d, L), r in sorted(by.items()):
+        if (d, L + 1) in by:
+            inc = log3(by[(d, L + 1)]) - log3(r)
+            prev = next((o["inc"] for o in out if o["d_x"] == d and o["L"] == L - 1), None)
+            out.append(dict(d_x=d, L=L, inc=inc, ratio=None if prev is None else inc / prev, D=d * (d + 1) // 2))
+    return out
 
 
 def _stale_warning(man: dict) -> None:
-    now = current_hash()
-    if man.get("code_hash") != now:
-        print(f"WARNING: stale evidence: stored with code fingerprint {man.get('code_hash')}, today's is {now}; "
+    now = definitions()
+    if man.get("code_hash") != reachable.definitions_hash(now):
+        changed = ", ".join(reachable.changed(man.get("definitions", {}), now)) or "fingerprint differs"
+        print(f"WARNING: stale evidence: the code changed since the stored run ({changed}); "
               f"refresh with `{COMMAND}` (≈{man.get('cpu_seconds', 0) / 60:.0f} CPU-minutes).")
 
 

@@ -1,5 +1,5 @@
 """The depth-to-width transition in trained LMs at CPU scale, read from the stored sweeps of
-:mod:`~lib.chapters.depth_width.evidence_lm` (no training here): the paper's transition procedure (Sec. 5.2.2),
+:mod:`~lib.chapters.depth_width.evidence` (no training here): the paper's transition procedure (Sec. 5.2.2),
 the learning curves, the compute-matched control, the fit ln d_x = a + bL (eq. 10's form), and their claims.
 
 Convention: for a pair (L, L') with L < L' at one size N = 12·L·d_x², δ = loss(L) − loss(L') in nats on the held-out
@@ -138,7 +138,7 @@ def _scale(steps: int, seeds: int) -> Scale:
 
 def claims(C: Claims, ev, ev_flops, pairs=((1, 2), (2, 4))) -> dict:
     """Record the CPU-scale transition claims from the stored sweeps; returns the per-pair analysis."""
-    from lib.chapters.depth_width import evidence_lm as E
+    from lib.chapters.depth_width import evidence as E
     pts, need = ev.points, len(E.SEEDS)
     out = {p: dict(cells=cells(pts, *p)) for p in pairs}
     complete = ev.complete and all(len(c.loss_s) == need == len(c.loss_d) for o in out.values() for c in o["cells"])
@@ -196,7 +196,7 @@ def _ran(C: Claims) -> bool:
 def control_claims(C: Claims, ev, ev_flops, out: dict) -> dict:
     """The compute-matched control (EXPERIMENT), the stability of the ranking over training (FINDING) and the
     transition widths against eq. 10 extrapolated to our depths (FINDING); ``out`` from :func:`claims`."""
-    from lib.chapters.depth_width import evidence_lm as E
+    from lib.chapters.depth_width import evidence as E
     pts = ev.points
     res: dict = {}
     ran = _ran(C)

@@ -14,8 +14,9 @@ per token (its embedding and unembedding are wider), so equal steps favour it. T
 deeper models of seed 0 the training FLOPs of the depth-1 model of their size (more steps, same schedule
 shape), so a ranking that only reflects compute shows up as a change of sign.
 
-The training function lives in :mod:`~lib.chapters.depth_width.lm` (:func:`~lib.chapters.depth_width.lm.evidence_points`):
-this file only declares the grids, so adding a grid here does not make the stored points stale.
+The training function lives in :mod:`~lib.chapters.depth_width.lm` (:func:`~lib.chapters.depth_width.lm.evidence_points`,
+whose results the store seals): this file only declares the grids, so adding a grid here does not make the stored
+points stale.
 
 Cost, measured (one torch thread, the project's 2-core EPYC, 2000 steps): 0.51 CPU-hours per seed of the
 24-model grid, 0.4 CPU-hours for the control.
@@ -29,16 +30,10 @@ SIZES = (1.5e3, 3.2e3, 6.8e3, 1.5e4, 3.1e4, 6.6e4, 1.4e5, 3.0e5)    # geometric,
 SEEDS = (0, 1, 2)
 STEPS = 2000
 RECIPE = dict(vocab=512, T=64, batch=32, lr=3e-3, heldout_frac=0.05, eval_batches=40, curve_every=100, curve_batches=8)
-
-
-def matched_steps(L: int, size: float, L_ref: int = 1, steps: int = STEPS) -> int:
-    """Steps that give depth ``L`` at ``size`` the training FLOPs of depth ``L_ref`` at ``size`` over ``steps``."""
-    f = {k: lm.flops_per_step(k, lm.width_for(size, k), RECIPE["T"], RECIPE["batch"], RECIPE["vocab"]) for k in (L, L_ref)}
-    return int(round(steps * f[L_ref] / f[L]))
-
-
 POINTS = [dict(L=L, size=s, seed=sd, steps=STEPS, budget="steps") for sd in SEEDS for s in SIZES for L in DEPTHS]
-FLOPS_POINTS = [dict(L=L, size=s, seed=0, steps=matched_steps(L, s), budget="flops") for s in SIZES for L in DEPTHS[1:]]
+FLOPS_POINTS = [dict(L=L, size=s, seed=0, steps=lm.matched_steps(L, s, STEPS, T=RECIPE["T"], batch=RECIPE["batch"],
+                                                                  vocab=RECIPE["vocab"]), budget="flops")
+                for s in SIZES for L in DEPTHS[1:]]
 CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cpu-fit"]
 
 SWEEPS = {
