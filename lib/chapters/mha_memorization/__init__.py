@@ -11,6 +11,7 @@ in Transformers* (ICLR 2024).
 :mod:`~.evidence`       the stored sweeps' declarations: grids, recipes, costs (``python -m lib evidence``);
 :mod:`~.stored`         the stored Fig. 2(a) and Fig. 3 runs read, drawn and judged on the page (no recompute);
 :mod:`~.stored_fig245`  the stored Fig. 2(b), 2(c), 4, 5 subsets and Fig. 2(a)'s second seed, read and judged;
+:mod:`~.paper_scale`    those claims' statements, the paper's words and criteria (declared before any run);
 :mod:`~.plots`          the chapter's figures;
 :mod:`~.ledger`         claim bookkeeping: Theorem 1's grid and the trained claims, with kinds, scales, controls.
 """

@@ -125,3 +125,37 @@ def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float =
         ax[3 * r + 2].hist(mx.ravel(), bins=30, range=(0, 1), color=plots.COLORS[1])
         ax[3 * r + 2].set(xlabel="max softmax weight (all example-head pairs)", ylabel="count")
     return fig
+
+
+def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None:
+    """The stored paper-scale panels of Figs. 2(b), 2(c), 4 and 5 (only those whose run is complete; the curves of
+    :mod:`~lib.chapters.mha_memorization.stored_fig245`)."""
+    panels = [k for k, v in (("2b", fig2b), ("2c", fig2c), ("4", "H" in fig4), ("4n", "n" in fig4), ("5a", fig5),
+                             ("5b", fig5)) if v]
+    if not panels:
+        return
+    cols = min(3, len(panels))
+    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=3.6, height=3.0)     # width and height per panel
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    for ax, k in zip(axes, panels, strict=False):
+        if k == "2b":
+            for i, (T, (ns, _, acc)) in enumerate(fig2b.items()):
+                ax.plot(ns, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"T = {T:,}")
+            ax.set(xlabel="context size n", ylabel="best accuracy", title="Fig. 2(b), H = 20")
+        elif k == "2c":
+            ax.plot(list(fig2c), list(fig2c.values()), marker="o")
+            ax.axvline(32, color="k", ls=":", lw=1)
+            ax.set(xlabel="d_h", ylabel="best accuracy", title="Fig. 2(c), H = 30, n = 32")
+        elif k in ("4", "4n"):
+            key = "H" if k == "4" else "n"
+            xs, mem, _ = fig4[key]
+            ax.plot(xs, mem, marker="o")
+            ax.set(xlabel="heads H (n = 32)" if k == "4" else "context size n (H = 20)", ylabel="memorized count",
+                   title="Fig. 4, per-example contexts")
+        else:
+            key = "H" if k == "5a" else "n"
+            ax.semilogy(*fig5[key], marker="o")
+            ax.set(xlabel=key, ylabel="training MSE", title=f"Fig. 5({k[1]}), regression")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6)

@@ -33,63 +33,12 @@ from lib.book import evidence as store
 from lib.book import stored_claims
 from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization import model as mha_model
+from lib.chapters.mha_memorization import plots as mha_plots
+from lib.chapters.mha_memorization.paper_scale import CRITERIA, GAIN, MSE_FLOOR, PLATEAU, ROWS, STATEMENTS
 from lib.chapters.mha_memorization.stored import SATURATED, curves, increasing, r2_by_rival, reversed_verdict
-from lib.core import plots
 from lib.core.claims import EXPERIMENT, FINDING, HOLDS, NOT_RUN, SANITY, Claims, Control, Scale
 
-MSE_FLOOR = 1e-4        # two models both below this training MSE are tied (fig5*-monotone)
-GAIN = 0.05             # fig2c: a difference in accuracy of at least this is a benefit
-PLATEAU = 1.25          # fig4-context-plateau: count(largest n) / count(n = 5) at most this is flat in n
 CHAPTER = EV.CHAPTER
-
-CRITERIA = {     # declared before any run; a not-run claim states its criterion next to its cost and command
-    "fig2b-monotone-paper-scale": f"count strictly increasing in n at every T, except between two models of accuracy "
-                                  f"≥ {SATURATED}",
-    "fig2b-n1-paper-scale": "best accuracy ≤ the majority-class fraction of the point's labels, at every stored T",
-    "fig2c-up-to-n-paper-scale": f"acc(d_h = n) − acc(smallest d_h) ≥ {GAIN}",
-    "fig2c-no-gain-paper-scale": f"acc(largest d_h) − acc(d_h = n) < {GAIN}",
-    "fig4-linear-paper-scale": f"R² of count ~ a H + b ≥ 0.98 and ≥ that of a H² + b, on ≥ 3 points of accuracy ≤ "
-                               f"{SATURATED}",
-    "fig4-context-paper-scale": f"on the context panel (H = 20, one T) the line count ~ a n + b fails the criterion of "
-                                f"fig4-linear-paper-scale (R² < 0.98 or below that of a √n + b, on ≥ 3 points of "
-                                f"accuracy ≤ {SATURATED}); control: the head panel through the same criterion",
-    "fig4-context-plateau-paper-scale": f"count(largest n) / count(n = 5) ≤ {PLATEAU} on the context panel (declared "
-                                        f"after n = 1, 5, 10 were stored, before n = 20..60); control: Fig. 2(b)'s "
-                                        f"shared context (H = 20, its largest T) through the same criterion",
-    "fig5a-monotone-paper-scale": f"training MSE strictly decreasing in H, except between two models below {MSE_FLOOR:g}",
-    "fig5b-monotone-paper-scale": f"training MSE strictly decreasing in n, except between two models below {MSE_FLOOR:g}",
-    "fig5b-n1-paper-scale": "best training MSE ≥ the variance of the point's labels (relative tolerance 1e-3: float32)",
-    "fig2a-seeds-paper-scale": f"seed 1's count strictly increasing in H at every T, except between two models of "
-                               f"accuracy ≥ {SATURATED} (the seed-0 criterion)",
-}
-
-STATEMENTS = {
-    "fig2b-monotone-paper-scale": ("Fig. 2(b) at paper scale: memorization increases with the context size n at every "
-                                   "stored T", "monotone in n"),
-    "fig2b-n1-paper-scale": ("Fig. 2(b) at paper scale: at n = 1 (one shared key) the accuracy is at most the "
-                             "majority-class fraction (guaranteed by the architecture; a check of the stored run)",
-                             "capacity 1 at n = 1 (Sec. 4.2)"),
-    "fig2c-up-to-n-paper-scale": ("Fig. 2(c) at paper scale: d_h = n memorizes more than the smallest d_h",
-                                  "increasing in d_h up to n"),
-    "fig2c-no-gain-paper-scale": ("Fig. 2(c) at paper scale: no benefit from d_h > n", "no gain beyond d_h = n"),
-    "fig4-linear-paper-scale": ("Fig. 4 at paper scale (per-example contexts): the memorized count is linear in H on "
-                                "the non-saturated part", "linearity in H remains"),
-    "fig4-context-paper-scale": ("Fig. 4 at paper scale (per-example contexts): memorization against n is no longer "
-                                 "linear", "linearity in n weakened"),
-    "fig4-context-plateau-paper-scale": ("Fig. 4 at paper scale (per-example contexts): beyond n = 5 the memorized "
-                                         "count barely grows with n, unlike a shared context (an observation of ours, "
-                                         "in line with the paper's conjectured O(Hd) capacity in general position)",
-                                         "O(Hd) conjectured (App. I.1)"),
-    "fig5a-monotone-paper-scale": ("Fig. 5(a) at paper scale (regression): the training MSE decreases with H",
-                                   "monotone in H"),
-    "fig5b-monotone-paper-scale": ("Fig. 5(b) at paper scale (regression): the training MSE decreases with n",
-                                   "monotone in n"),
-    "fig5b-n1-paper-scale": ("Fig. 5(b) at paper scale: at n = 1 (one shared key) the training MSE is at least the "
-                             "labels' variance (guaranteed by the architecture; a check of the stored run)",
-                             "capacity 1 at n = 1 (Sec. 4.2)"),
-    "fig2a-seeds-paper-scale": ("Fig. 2(a) at paper scale, second seed: memorization increases with H at every T on "
-                                "seed 1 as on seed 0", "increasing (the paper's seeds: not stated)"),
-}
 
 
 # ---- reading ------------------------------------------------------------------------------------------------
@@ -376,54 +325,6 @@ def report_fig2a_seed1(C: Claims) -> dict:
 
 
 # ---- the page ---------------------------------------------------------------------------------------------------
-def figure(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None:
-    """The stored panels (only those whose run is complete)."""
-    panels = [k for k, v in (("2b", fig2b), ("2c", fig2c), ("4", "H" in fig4), ("4n", "n" in fig4), ("5a", fig5),
-                             ("5b", fig5)) if v]
-    if not panels:
-        return
-    cols = min(3, len(panels))
-    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=3.6, height=3.0)     # width and height per panel
-    for ax in axes[len(panels):]:
-        ax.set_visible(False)
-    for ax, k in zip(axes, panels, strict=False):
-        if k == "2b":
-            for i, (T, (ns, _, acc)) in enumerate(fig2b.items()):
-                ax.plot(ns, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"T = {T:,}")
-            ax.set(xlabel="context size n", ylabel="best accuracy", title="Fig. 2(b), H = 20")
-        elif k == "2c":
-            ax.plot(list(fig2c), list(fig2c.values()), marker="o")
-            ax.axvline(32, color="k", ls=":", lw=1)
-            ax.set(xlabel="d_h", ylabel="best accuracy", title="Fig. 2(c), H = 30, n = 32")
-        elif k in ("4", "4n"):
-            key = "H" if k == "4" else "n"
-            xs, mem, _ = fig4[key]
-            ax.plot(xs, mem, marker="o")
-            ax.set(xlabel="heads H (n = 32)" if k == "4" else "context size n (H = 20)", ylabel="memorized count",
-                   title="Fig. 4, per-example contexts")
-        else:
-            key = "H" if k == "5a" else "n"
-            ax.semilogy(*fig5[key], marker="o")
-            ax.set(xlabel=key, ylabel="training MSE", title=f"Fig. 5({k[1]}), regression")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6)
-
-
-ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k, ≥ 50k steps",
-         "memorization increases monotonically with n", ["fig2b-monotone-paper-scale", "fig2b-n1-paper-scale"]),
-        ("Fig. 2(c)", "fig2c", "d = 64, n = 32, H = 30, d_h = 10..64, T = 10k..20k, 300k steps",
-         "increasing in d_h up to n, no benefit beyond", ["fig2c-up-to-n-paper-scale", "fig2c-no-gain-paper-scale"]),
-        ("Fig. 4, heads", "fig4", "per-example contexts, d = 64, n = 32, H = 1..60, T = 30k..130k",
-         "linearity in H remains", ["fig4-linear-paper-scale"]),
-        ("Fig. 4, context", "fig4-context", "per-example contexts, d = 64, H = 20, n = 1..60, T = 20k..60k",
-         "linearity in n weakened", ["fig4-context-paper-scale"]),
-        ("Fig. 5", "fig5", "regression, d = 64, H = 1..60 (T = 10k..30k), n = 1..60 (T = 10k..25k), ≥ 50k steps",
-         "the same monotonicity in H and n as Fig. 2",
-         ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"]),
-        ("Fig. 2(a), seed 1", "fig2a-seed1", "the grid of Fig. 2(a) (the paper's seeds: not stated)",
-         "linear, increasing in H", ["fig2a-seeds-paper-scale"])]
-
-
 def table(C: Claims) -> str:
     """Markdown: per figure, the paper's setting and statement (it prints no per-point values) beside our stored
     subset, its cost and our verdicts."""
@@ -462,5 +363,5 @@ def report(C: Claims) -> str:
     b = report_fig2b(C)
     c, f4, f5 = report_fig2c(C), report_fig4(C, b), report_fig5(C)
     report_fig2a_seed1(C)
-    figure(b, c, f4, f5)
+    mha_plots.paper_scale_panels(b, c, f4, f5)
     return "\n\n".join(x for x in (table(C), fig2c_note(C), fig4_note(C, f4)) if x)
