@@ -40,7 +40,7 @@ are never reused.
 Each point is one JSON file ``<key>.json`` (``key`` = hash of the point's canonical JSON), written
 to a temporary name and renamed (``os.replace``), so a killed run leaves only whole files.
 
-Executors (the ``executor`` argument): ``"process"`` (default: ``concurrent.futures``
+Executors (the ``executor`` argument; :mod:`lib.engine.executors`): ``"process"`` (default: ``concurrent.futures``
 ``ProcessPoolExecutor`` with ``workers`` processes, spawn start method, one torch thread each),
 ``"inline"`` (this process, sequentially, with ``threads`` torch threads during the sweep: simplest,
 and what ``workers=1`` means),
@@ -74,7 +74,6 @@ import inspect
 import itertools
 import json
 import math
-import multiprocessing as mp
 import os
 import shutil
 import sys
@@ -84,6 +83,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from lib.core import reachable
+from lib.engine.executors import Bar, is_quiet, make_executor
 
 __all__ = ["grid", "point_key", "Store", "Reporter", "run", "sweep_dir", "is_quiet", "units"]
 
@@ -288,15 +288,6 @@ def _run_unit(ref: tuple[str, str, str], points: list[dict], folder: str, unit_i
 # ----------------------------------------------------------------------------------------------
 # the driver side
 # ----------------------------------------------------------------------------------------------
-def is_quiet(quiet: bool | None = None) -> bool:
-    """Quiet if asked, or under the regression tests (env ``ATR_QUIET=1``, ``NBVAL``, ``PYTEST_CURRENT_TEST``)."""
-    if quiet is not None:
-        return quiet
-    if os.environ.get("ATR_QUIET", "").lower() in ("1", "true", "yes"):
-        return True
-    return "NBVAL" in os.environ or "PYTEST_CURRENT_TEST" in os.environ
-
-
 _TEMP_DIRS: list[str] = []
 
 
@@ -346,25 +337,6 @@ def units(points: Sequence[dict], group_by: Sequence[str] = (), max_family: int 
     return out
 
 
-def _make_executor(executor, workers: int, folder: Path, cluster: str | None, executor_params: Mapping | None):
-    if executor == "inline" or (executor == "process" and workers <= 1):
-        return "inline", None
-    if executor == "process":
-        return "futures", cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
-    if executor == "submitit":
-        import submitit
-        ex = submitit.AutoExecutor(folder=str(folder / ".submitit"), cluster=cluster)
-        params = dict(executor_params or {})
-        if cluster == "local":
-            params.setdefault("timeout_min", 24 * 60)
-        if params:
-            ex.update_parameters(**params)
-        return "jobs", ex
-    if hasattr(executor, "submit"):
-        return "jobs", executor
-    raise ValueError(f"executor = {executor!r}: expected 'process', 'inline', 'submitit' or an object with submit()")
-
-
 def run(fn: Callable, points: Sequence[Mapping[str, Any]], *, name: str = "sweep", group_by: Sequence[str] = (),
         config: Mapping[str, Any] | None = None, run_dir: str | os.PathLike | None = None,
         executor: Any = "process", workers: int = 2, max_family: int = 64, threads: int | None = 1,
@@ -387,8 +359,8 @@ def run(fn: Callable, points: Sequence[Mapping[str, Any]], *, name: str = "sweep
     (folder / ".progress").mkdir(exist_ok=True)
     todo = [p for p in points if not store.has(p)]
     us = units(todo, group_by, max_family, min_units=max(1, workers if executor == "process" else 1))
-    kind, ex = _make_executor(executor, workers, folder, cluster, executor_params)
-    bar = _Bar(set(keys), len(points) - len(todo), desc or name, quiet, folder)
+    kind, ex = make_executor(executor, workers, folder, cluster, executor_params)
+    bar = Bar(set(keys), len(points) - len(todo), desc or name, quiet, folder)
     try:
         if kind == "inline":
             import torch
@@ -429,42 +401,3 @@ def run(fn: Callable, points: Sequence[Mapping[str, Any]], *, name: str = "sweep
             raise RuntimeError(f"point {p} has no result in {folder}")
         out.append({**rec["result"], **rec["point"]})
     return out
-
-
-class _Bar:
-    """Points done / total, model-steps/s (from the workers' heartbeats) and ETA."""
-
-    def __init__(self, wanted: set[str], done0: int, desc: str, quiet: bool | None, folder: Path):
-        self.quiet = is_quiet(quiet)
-        self.wanted = wanted
-        total = len(wanted)
-        self.total, self.done0, self.folder = total, done0, folder
-        self.t0 = time.time()
-        self.bar = None
-        if not self.quiet and total > done0:
-            from tqdm import tqdm
-            self.bar = tqdm(total=total, initial=done0, desc=desc, unit="pt", file=sys.stderr,
-                            mininterval=1.0, dynamic_ncols=True)
-
-    def _steps(self) -> int:
-        n = 0
-        for f in (self.folder / ".progress").glob("*.json"):
-            try:
-                n += json.loads(f.read_text())["steps"]
-            except (OSError, ValueError, KeyError):
-                pass
-        return n
-
-    def update(self, store: Store) -> None:
-        if self.bar is None:
-            return
-        done = len(store.keys() & self.wanted)
-        self.bar.n = min(done, self.total)
-        el = max(time.time() - self.t0, 1e-9)
-        self.bar.set_postfix_str(f"{self._steps() / el:,.0f} model-steps/s", refresh=False)
-        self.bar.refresh()
-
-    def close(self, store: Store) -> None:
-        if self.bar is not None:
-            self.update(store)
-            self.bar.close()
