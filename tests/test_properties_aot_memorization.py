@@ -16,6 +16,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lib.chapters.aot_memorization import construction as aot
+from lib.core import stats
 
 
 @pytest.fixture(autouse=True)
@@ -107,8 +108,7 @@ def test_theorem2_bound_holds_whenever_C_is_below_one_half(N, d, T, eta, seed):
 @given(a=st.floats(-0.05, 0.05), b=st.floats(-0.5, 0.5), c=st.floats(-1, 1), n=st.integers(4, 12))
 def test_stored_quad_recovers_any_quadratic(a, b, c, n):
     """The convexity test of the stored Exp. 2 (x² coefficient of a least-squares quadratic) is exact on quadratics."""
-    from lib.chapters.aot_memorization import stored
     assume(abs(a) > 1e-4)
     x = np.arange(1, n + 1, dtype=float)
-    got, r2q, r2l = stored.quad(x, a * x ** 2 + b * x + c)
+    got, r2q, r2l = stats.quadratic_fit(x, a * x ** 2 + b * x + c)
     assert got == pytest.approx(a, abs=1e-9) and r2q == pytest.approx(1.0, abs=1e-9) and r2l <= r2q + 1e-12

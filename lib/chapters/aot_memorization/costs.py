@@ -92,7 +92,7 @@ def appendix_b2_grids() -> list[Grid]:
 def v1_grid() -> Grid:
     """v1's protocol for Fig. 1a: Adam at a constant 1e-3, 10 epochs of a fixed set of 1000 batches of 1024 (10k
     steps; the v1 code's), N = 50, d = d_h = 3..13, H = 1, 6, ..., 31, one seed, official model (the sweep ``v1`` of
-    :mod:`~lib.chapters.aot_memorization.evidence_v1`)."""
+    :mod:`~lib.chapters.aot_memorization.evidence`)."""
     R = AT.Recipe(batch=1024, batches_per_epoch=1000, epochs=10, lr=1e-3, lr_end=1e-3)
     return Grid("v1 Fig. 1a", 50, tuple((d, d, H) for d in range(3, 14) for H in range(1, 32, 5)), R, reps=1)
 

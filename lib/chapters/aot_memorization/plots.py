@@ -1,11 +1,13 @@
-"""Figures of the aot-memorization chapter (paper's numbers beside ours), kept out of the reader's way."""
+"""Figures of the aot-memorization chapter, the paper's numbers beside ours: the live grids' and the stored
+paper-scale runs' (:mod:`~lib.chapters.aot_memorization.stored`), each with its table."""
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 
+from lib.chapters.aot_memorization import stored as S
 from lib.chapters.aot_memorization.construction import PAPER, phi
-from lib.chapters.aot_memorization.train import mean_over_reps, truncate_saturated
-from lib.core.fit import linear_fit, power_fit
+from lib.chapters.aot_memorization.train import mean_over_reps, paper_slopes, per_head_slopes
 from lib.core import plots
 
 
@@ -72,35 +74,154 @@ def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
     return fig
 
 
-def per_head_slopes(recs, d_list, H_list, N, key="running_acc"):
-    """{d: slope of accuracy vs H} over the pre-saturation points (the official rule), and R^2."""
-    m = mean_over_reps(recs, key, ["d", "H"])
-    out, r2 = {}, {}
-    for d in d_list:
-        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
-        if len(x) >= 2:
-            a, b, r = linear_fit(x, y)
-            out[d], r2[d] = a, (r if len(x) >= 3 else float("nan"))
-    return out, r2
+# ----------------------------------------------------------------------------------------------
+# the stored paper-scale runs (lib.chapters.aot_memorization.stored), beside the paper's CSVs
+# ----------------------------------------------------------------------------------------------
+def _panel(ax, ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS) -> None:
+    """A stored sweep's seed-mean curves (with their std) beside the v2 CSV and the bound."""
+    for i, v in enumerate(models):
+        xs, m, s = S.curve(ev.points, v, x, "running_acc")
+        if xs:
+            ax.errorbar(xs, m, yerr=s, marker="o" if i == 0 else "x", ls="-" if i == 0 else ":",
+                        color=plots.COLORS[2 * i], capsize=2, label=f"stored run, {S.LABEL[v]}")
+    ax.plot(list(paper), list(paper.values()), **dict(plots.PAPER, label="paper (v2 CSV)"))
+    ax.plot(list(bound), list(bound.values()), color="#1a7f37", lw=0.8, ls=":", label="bound phi(H min(d_h, d) + d)")
+    ax.set(xlabel=xlabel, ylabel="running accuracy", ylim=(0, 1.05), title=title)
+    ax.legend(fontsize=6)
 
 
-def pooled_r2(recs, d_list, H_list, k: float, key="running_acc") -> float:
-    """R^2 of the curves accuracy = a_d H^k + b_d (one fit per d, through lib.core.fit.power_fit), pooled over
-    every d with >= 3 pre-saturation points: 1 - sum SS_res / sum SS_tot. NaN when no d qualifies."""
-    m = mean_over_reps(recs, key, ["d", "H"])
-    res = tot = 0.0
-    for d in d_list:
-        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
-        if len(x) >= 3:
-            ss = float(((y - y.mean()) ** 2).sum())
-            r2 = power_fit(x, y, k).r2
-            res, tot = res + (1 - r2) * ss if ss > 0 else res, tot + ss
-    return 1 - res / tot if tot > 0 else float("nan")
+def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
+    """The curves of :func:`_panel` as a printed table."""
+    xs = sorted(paper)
+    cols = {v: dict(zip(*S.curve(ev.points, v, x, "running_acc")[:2], strict=True)) for v in models}
+    print(f"{x:>14} " + " ".join(f"{v:6d}" for v in xs))
+    for v in models:
+        print(f"{'eq. (2) model' if v == 'paper' else 'official model':>14} " + " ".join(f"{cols[v].get(k, float('nan')):6.3f}" for k in xs))
+    print(f"{'paper (CSV)':>14} " + " ".join(f"{paper[k]:6.3f}" for k in xs))
+    print(f"{'bound':>14} " + " ".join(f"{bound[k]:6.3f}" for k in xs))
 
 
-def paper_slopes():
-    out = {}
-    for d, y in PAPER["exp1"].items():
-        x, yy = truncate_saturated(PAPER["exp1_H"], y)
-        out[d] = linear_fit(x, yy)[0]
-    return out
+def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS):
+    """One stored experiment against the paper's curve and the bound: the figure, then the table. Returns the axis."""
+    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    _panel(ax[0], ev, x, paper, bound, xlabel, title, models)
+    _table(ev, x, paper, bound, models)
+    return ax[0]
+
+
+def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
+    """Fig. 1a (seed means, solid) over the v2 CSV (dashed), and Fig. 2b's associations per head, log-log."""
+    _, ax = plots.subplots(1, 2, width=4.6, height=3.4)
+    cmap = plt.get_cmap("viridis")
+    for i, d in enumerate(ds):
+        col = cmap(i / max(1, len(ds) - 1))
+        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
+        ax[0].plot(Hs, PAPER["exp1"][d], color=col, ls="--", lw=0.8)
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="Exp. 1, stored run (solid) vs v2 CSV (dashed)")
+    ax[0].legend(fontsize=5, ncol=2)
+    sd = sorted(slopes)
+    ax[1].loglog(sd, [slopes[d] * 2500 / (1 - 1 / 50) for d in sd], **dict(plots.OURS, label="stored run"))
+    ax[1].loglog(sorted(pslopes), [pslopes[d] * 2500 / (1 - 1 / 50) for d in sorted(pslopes)], **dict(plots.PAPER, label="v2 CSV"))
+    ax[1].set(xlabel="d = d_h", ylabel="associations per head", title="Exp. 4 from the stored run")
+    ax[1].legend(fontsize=7)
+
+
+def stored_exp6(evs: dict) -> None:
+    """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2): figure and table."""
+    Hs = PAPER["exp6_H"]
+    _figure_and_table(evs["exp6"], "H", dict(zip(Hs, PAPER["exp6"], strict=True)),
+                      {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}, "heads H", "Exp. 6, stored run: N = 10, d = d_h = 2")
+
+
+def stored_exp2(evs: dict) -> None:
+    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20: figure and table."""
+    dhs = PAPER["exp2_dh"]
+    _figure_and_table(evs["exp2"], "dh", dict(zip(dhs, PAPER["exp2"], strict=True)),
+                      {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}, "head dimension d_h",
+                      "Exp. 2, stored run: N = 50, d = 10, H = 20")
+
+
+def stored_exp3(evs: dict) -> None:
+    """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20: figure (d = d_h marked) and table."""
+    ds = PAPER["exp3_d"]
+    ax = _figure_and_table(evs["exp3"], "d", dict(zip(ds, PAPER["exp3"], strict=True)),
+                           {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}, "embedding dimension d",
+                           "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
+    ax.axvline(10, color="#57606a", lw=0.6)
+
+
+def stored_exp1(evs: dict) -> None:
+    """Exp. 1 / Fig. 1a and Exp. 4 / Fig. 2b on the stored full grid, official model (when stored)."""
+    ev = evs["exp1"]
+    if not ev.complete:
+        return
+    pts = [p for p in ev.points if p["variant"] == "official"]
+    ds, Hs = sorted({p["d"] for p in pts}), PAPER["exp1_H"]
+    _exp1_figure(mean_over_reps(pts, "running_acc", ["d", "H"]), ds, Hs, per_head_slopes(pts, ds, Hs, 50)[0],
+                 paper_slopes())
+
+
+def stored_v1(evs: dict) -> None:
+    """v1's protocol for Fig. 1a (solid) over the v1 CSV (dashed), when stored."""
+    ev, v1t, Hs = evs["v1"], PAPER["exp1_v1"], PAPER["exp1_H"]
+    if not ev.complete:
+        return
+    m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
+    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    cmap = plt.get_cmap("viridis")
+    for i, d in enumerate(sorted(v1t)):
+        col = cmap(i / (len(v1t) - 1))
+        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
+        ax[0].plot(Hs[: len(v1t[d])], v1t[d], color=col, ls="--", lw=0.8)
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="v1's protocol, stored run (solid) vs v1 CSV (dashed)")
+    ax[0].legend(fontsize=5, ncol=2)
+
+
+def stored_b1_fig6(evs: dict) -> None:
+    """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11) against the v2 CSV: figure and table, when stored."""
+    ev, dhs = evs["b1-fig6"], PAPER["b1_exp2_dh"]
+    if not ev.complete:
+        return
+    ax = _figure_and_table(ev, "dh", dict(zip(dhs, PAPER["b1_exp2"], strict=True)),
+                           {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}, "head dimension d_h",
+                           "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",))
+    ax.set_ylim(0, 0.7)
+
+
+def stored_b1_fig5(evs: dict) -> None:
+    """App. B.1 / Fig. 5 (N = 200, d = d_h = 40, 50, 60) against the v2 CSV: figure and table, when stored."""
+    ev, Hs, csv = evs["b1-fig5"], PAPER["b1_exp1_H"], PAPER["b1_exp1"]
+    if not ev.complete:
+        return
+    m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
+    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    for i, d in enumerate(sorted(csv)):
+        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=plots.COLORS[i], marker="o", label=f"stored run, d = d_h = {d}")
+        ax[0].plot(Hs, csv[d], color=plots.COLORS[i], ls="--", lw=0.8, label=f"v2 CSV, d = {d}")
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="App. B.1 / Fig. 5, stored run: N = 200")
+    ax[0].legend(fontsize=6)
+    print("H        " + " ".join(f"{H:6d}" for H in Hs))
+    for d in sorted(csv):
+        print(f"d = {d}   " + " ".join(f"{m[(d, H)][0]:6.3f}" for H in Hs) + "\n  (CSV)  " + " ".join(f"{a:6.3f}" for a in csv[d]))
+
+
+def stored_exp5(evs: dict) -> None:
+    """Fig. 3 at N = 70: accuracy against the parameter count 4d^2 H + d(2N + 1), stored runs (solid) and v2 CSV (dashed)."""
+    ea, em, eq = evs["exp5-n70"], evs["exp5-n70-mlp"], evs["exp5-n70-eq2"]
+    if not (ea.points or em.points or eq.points):
+        return
+    t = PAPER["exp5"]
+    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    par = lambda d, H: 4 * d * d * H + d * 141
+    for i, d in enumerate(sorted(t)):
+        c = plots.COLORS[i]
+        ax[0].plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["aot"], color=c, ls="--", lw=0.8)
+        ax[0].plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["mlp"], color=c, ls="--", lw=0.8, marker="^", mfc="none")
+        for e, mk, lab in ((ea, "o", "AoT"), (eq, "x", "AoT eq. (2)"), (em, "^", "MLP")):
+            pts = sorted((p for p in e.points if p["d"] == d), key=lambda p: p.get("width", 0) + p["H"])
+            if pts:
+                xs = [par(d, p["width"] // (2 * d) + 1 if p.get("mlp") else p["H"]) for p in pts]
+                ax[0].plot(xs, [p["running_acc"] for p in pts], color=c, marker=mk, label=f"{lab}, d = {d}")
+    ax[0].set(xlabel="parameters 4d^2 H + d(2N + 1)", ylabel="running accuracy", ylim=(0, 1.05),
+              title="Exp. 5 at N = 70: stored runs (solid) vs v2 CSV (dashed)")
+    ax[0].legend(fontsize=5, ncol=2)

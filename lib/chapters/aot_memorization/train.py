@@ -15,7 +15,6 @@ accuracy under the uniform prior (the paper's definition, Corollary 2).
 """
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from dataclasses import asdict, dataclass
@@ -26,9 +25,11 @@ import torch
 import torch.nn.functional as F
 
 from lib.chapters.aot_memorization import model as aot_model
+from lib.chapters.aot_memorization.construction import PAPER
 from lib.core.claims import Scale
+from lib.core.fit import linear_fit, power_fit
 from lib.core.repro import seed_hash
-from lib.engine import family, train
+from lib.engine import family, sweep, train
 
 
 class PaddedAoT(aot_model.AoTMemorization):
@@ -161,12 +162,54 @@ def mean_over_reps(records: list[dict], key: str, by: Sequence[str]) -> dict[tup
 # ---------------------------------------------------------------------------------------------
 # fits (the authors' rules, as their plotting code applies them; the line fit itself is lib.core.fit's)
 # ---------------------------------------------------------------------------------------------
-def truncate_saturated(x, y, level: float = 0.95):
-    """Points up to (excluding) the first with accuracy > level, as the official fitting scripts do."""
+def truncate_saturated(x, y, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """The points before saturation, by the official fitting scripts' rule (``EXP_1_and_4.py``, ``EXP_6.py``,
+    ``EXP_dim.py``, v1 and v2): every point up to *and including* the first with accuracy > ``level``; all
+    points when none exceeds it."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     over = np.nonzero(y > level)[0]
-    n = over[0] if len(over) else len(y)
+    n = over[0] + 1 if len(over) else len(y)
     return x[:n], y[:n]
+
+
+def per_head_slopes(recs: list[dict], d_list, H_list, N: int, key: str = "running_acc") -> tuple[dict, dict]:
+    """{d: slope of accuracy vs H} over the pre-saturation points (the official rule), and R^2."""
+    m = mean_over_reps(recs, key, ["d", "H"])
+    out, r2 = {}, {}
+    for d in d_list:
+        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
+        if len(x) >= 2:
+            a, b, r = linear_fit(x, y)
+            out[d], r2[d] = a, (r if len(x) >= 3 else float("nan"))
+    return out, r2
+
+
+def pooled_r2(recs: list[dict], d_list, H_list, k: float, key: str = "running_acc") -> float:
+    """R^2 of the curves accuracy = a_d H^k + b_d (one fit per d, through lib.core.fit.power_fit), pooled over
+    every d with >= 3 pre-saturation points: 1 - sum SS_res / sum SS_tot. NaN when no d qualifies."""
+    m = mean_over_reps(recs, key, ["d", "H"])
+    res = tot = 0.0
+    for d in d_list:
+        x, y = truncate_saturated(H_list, [m[(d, H)][0] for H in H_list])
+        if len(x) >= 3:
+            ss = float(((y - y.mean()) ** 2).sum())
+            r2 = power_fit(x, y, k).r2
+            res, tot = res + (1 - r2) * ss if ss > 0 else res, tot + ss
+    return 1 - res / tot if tot > 0 else float("nan")
+
+
+def csv_slopes(table: dict, Hs: list[int]) -> dict[int, float]:
+    """{d: slope of accuracy vs H} of a published table {d: accuracies at Hs[:len]} (pre-saturation points)."""
+    out = {}
+    for d, y in table.items():
+        x, yy = truncate_saturated(Hs[: len(y)], y)
+        out[d] = linear_fit(x, yy).slope
+    return out
+
+
+def paper_slopes() -> dict[int, float]:
+    """:func:`csv_slopes` of Fig. 1a's v2 CSV (N = 50)."""
+    return csv_slopes(PAPER["exp1"], PAPER["exp1_H"])
 
 
 def slope_ratio(slope: float, N: int, T0: int, d_h: int) -> float:
@@ -292,13 +335,12 @@ def run_plan(P: dict, device="cpu", only: Sequence[str] | None = None, log=print
         lst = pools.setdefault(key, [])
         lst.extend(tuple(c) for c in g["configs"] if tuple(c) not in lst)
     trained: dict[tuple, dict] = {}
-    run = importlib.import_module("lib.engine.sweep").run    # not an import statement: the stored runs'
-    for key, cfgs in pools.items():                          # fingerprint covers the training code only
+    for key, cfgs in pools.items():
         N, R, variant, mlp, reps = key
         pts = grid_points(dict(N=N, configs=cfgs, reps=reps, variant=variant, mlp=mlp))
         cfg = dict(recipe=asdict(R), data_seed=P["data_seed"])
         t0 = time.perf_counter()
-        rows = run(train_points, pts, name=f"aot-{variant}{'-mlp' if mlp else ''}-N{N}", config=cfg,
+        rows = sweep.run(train_points, pts, name=f"aot-{variant}{'-mlp' if mlp else ''}-N{N}", config=cfg,
                          fn_kwargs=dict(cfg, device=device), workers=1, max_family=len(pts), threads=None, quiet=True)
         for r in rows:
             c = (r["d"], r["dh"], r["H"], r["width"]) if mlp else (r["d"], r["dh"], r["H"])
