@@ -1,14 +1,18 @@
-"""Tests of lib.chapters.depth_width.depthseries: Lemma 6's construction at a tiny size, and the stored run's
-cheapest points recomputed with today's code (exact equality)."""
-import json
+"""Tests of lib.chapters.depth_width.depthseries: Lemma 6's construction at a tiny size, and the stored exact sweeps
+(lemma6, rank-series, width-points): every point under a CPU-second recomputed with today's code (exact equality),
+the page reader's claims, and a stale sweep making them not run. A hand-edited stored number is caught by its digest
+(tests/test_evidence.py)."""
 import shutil
 
 import pytest
 
+from lib.book import evidence as EV
+from lib.chapters.depth_width import bounds
 from lib.chapters.depth_width import depthseries as ds
 from lib.chapters.depth_width import series_report as dr
 from lib.chapters.depth_width.bounds import multiset
-from lib.core.claims import HOLDS, Claims
+from lib.core.claims import HOLDS, NOT_RUN, Claims
+from lib.engine import sweep
 
 
 def test_sqrt_mod_and_unit():
@@ -56,45 +60,60 @@ def test_min_width_row():
 
 @pytest.fixture(scope="module")
 def stored():
-    if not (ds.STORE / "points.json").exists():
-        pytest.skip("no stored run (python -m lib.chapters.depth_width.depthseries)")
-    return dr.load()
+    pts, evs = dr.load()
+    if not all(ev.points for ev in evs.values()):
+        pytest.skip("no stored run (python -m lib evidence depth-width)")
+    return pts, evs
 
 
-def test_stored_cheapest_points_recomputed(stored):
-    """The cheapest stored series points and the tiny Lemma 6 points, recomputed now: identical."""
+def _cheap(name: str) -> list[dict]:
+    """The stored points of sweep ``name`` that cost under a CPU-second."""
+    return [r for r in dr.load()[1][name].points if r["cpu_s"] < 1.0]
+
+
+@pytest.mark.parametrize("name", dr.SWEEPS)
+def test_stored_cheap_points_recomputed(stored, name):
+    """Every stored point under a CPU-second, recomputed now by the sweep's own function: every field but cpu_s
+    identical."""
+    sw = EV.sweeps(dr.CHAPTER)[name]
+    rows = _cheap(name)
+    got: dict[str, dict] = {}
+    pts = [{k: r[k] for k in sw["points"][0]} for r in rows]
+    sw["fn"](pts, lambda p, res: got.__setitem__(sweep.point_key(p), {**res, **p}), **sw["config"])
+    assert len(rows) >= 2
+    for r, p in zip(rows, pts, strict=True):
+        now = got[sweep.point_key(p)]
+        assert {k: v for k, v in now.items() if k != "cpu_s"} == \
+            {k: v for k, v in r.items() if k not in ("cpu_s", "digest")}
+
+
+def test_declared_widths_are_the_candidates(stored):
+    """width-points holds the widths width_candidates names for the series' L ≥ 3 ranks, but those above a rank
+    of 3100 (4538's, over two CPU-minutes each)."""
     pts, _ = stored
-    cheap = sorted(pts["series"], key=lambda q: q["cpu_s"])[:4]
-    for q in cheap:
-        now = ds.series_point(q["d_x"], q["L"], q["N"], K0=ds._k0(q["d_x"], q["L"]))
-        assert {k: v for k, v in now.items() if k != "cpu_s"} == {k: v for k, v in q.items() if k != "cpu_s"}
-    for q in pts["lemma6"]:
-        if q["size"] <= 80 and q["H"] == 1:
-            now = ds.lemma6_point(q["d_x"], q["L"], q["N"], q["H"], d_used=q["d"])
-            assert {k: v for k, v in now.__dict__.items() if k != "cpu_s"} == \
-                {k: v for k, v in q.items() if k != "cpu_s"}
+    want = [w for q in pts["series"] if q["L"] >= 3 for w in ds.width_candidates(q["rank"])
+            if bounds.ours_closed_form(w, 2, 1, 4) <= 3100]
+    assert sorted(want) == [p["d_x"] for p in EV.sweeps(dr.CHAPTER)["width-points"]["points"]]
 
 
-def test_report_claims_and_stale_warning(stored, tmp_path, capsys):
+def test_report_claims_and_stale(stored, tmp_path, capsys):
     C = Claims("depth-width")
     dr.report(C)
     out = capsys.readouterr().out
-    assert "stored run of" in out and ds.COMMAND in out
+    assert "stored run of" in out and "python -m lib evidence depth-width rank-series" in out
     assert C.missing_controls() == []
     for cid in ("lemma6-network-L3", "lemma6-network-L4", "series-thm3"):
         assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
-    shutil.copy(ds.STORE / "points.json", tmp_path / "points.json")
-    man = json.loads((ds.STORE / "manifest.json").read_text())
+    assert [t["width"] for t in stored[0]["width_table"]] == [17, 231, 6, 4537, 13, None, 48, 2639, 11]
+    root = tmp_path / "evidence"
+    for n in dr.SWEEPS:
+        shutil.copytree(EV.folder(dr.CHAPTER, n), root / dr.CHAPTER / n)
+    man = EV.read_manifest(dr.CHAPTER, "lemma6", root)
     man["definitions"]["lib.chapters.depth_width.seprank:rank_modp"] = "0" * 16
-    man["code_hash"] = "0" * 16
-    (tmp_path / "manifest.json").write_text(json.dumps(man))
-    dr.report(Claims("depth-width"), tmp_path)
+    man["fingerprint"] = "0" * 12
+    EV._write_manifest(man, dr.CHAPTER, "lemma6", root)
+    C2 = Claims("depth-width")
+    dr.report(C2, root)
     out = capsys.readouterr().out
-    assert "stale" in out and "seprank:rank_modp (edited)" in out
-
-
-def test_stored_fingerprint_is_current(stored):
-    """The stored run's fingerprint is the definitions compute() reaches today: nothing it executes changed."""
-    _, man = stored
-    assert man["code_hash"] == ds.reachable.definitions_hash(ds.definitions())
-    assert man["definitions"] == ds.definitions()
+    assert "STALE" in out and "seprank:rank_modp (edited)" in out
+    assert {c.verdict for c in C2.claims.values()} == {NOT_RUN} and "series-growth" in C2.claims

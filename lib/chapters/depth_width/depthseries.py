@@ -1,9 +1,9 @@
 """Depth-efficiency measured on the network itself (Levine et al. 2020, Lemma 6, Theorem 1), exactly over GF(p).
 
-Three stored computations, produced by ``python -m lib.chapters.depth_width.depthseries`` and read back by
-:func:`lib.chapters.depth_width.series_report.report` (the notebook never recomputes them). The stored run's
-fingerprint is the hash of every definition :func:`compute` reaches (:func:`definitions`), so page code and
-docstrings change nothing:
+Three evidence sweeps of exact computations (:mod:`lib.chapters.depth_width.evidence`: ``lemma6``, ``rank-series``,
+``width-points``), run by ``python -m lib evidence depth-width`` through :func:`lemma6_points` and
+:func:`series_points` into the evidence store and read back by :func:`lib.chapters.depth_width.series_report.report`
+(the notebook never recomputes them):
 
 (a) **Lemma 6's construction.** The weights and templates of the proof of Lemma 6 (App. B.2, eqs. 28–54), put
     into the analysed network (eq. 3) and run layer by layer; the ``M/2 × M/2`` sub-block of the grid tensor
@@ -11,7 +11,8 @@ docstrings change nothing:
     pinned to template ``M+1``, eqs. 29–30) must equal ``Const · (V Vᵀ)^{⊙λ}``, ``λ = 3^{L−2}`` (eq. 28), and its
     rank must be ``((d, λ))``, ``d = (d_x − H)/2`` (B.2, the source of Theorem 1's lower bound).
 (b) **An exact depth series at N = 4** (:func:`lib.chapters.depth_width.seprank.sep_rank`, generic weights).
-(c) **The width a shallower network needs** to reach a deeper one's exact rank, from measured ranks.
+(c) **The width a shallower network needs** to reach a deeper one's exact rank (:func:`min_width_row`), from
+    the measured ranks of (b) and of the widths the L = 2 closed form names (:func:`width_candidates`).
 
 GF(p) stands in for ℂ: the construction's complex unit ``𝐢`` is a square root of −1 mod p (p ≡ 1 mod 4) and
 the unit-norm rows of V are drawn on the sphere ``Σ v_r² = 1`` of GF(p)^d (the lemma holds for *any* V with
@@ -23,10 +24,9 @@ row template's V entries, ``m … 2m−1`` the column template's, offset ``2m`` 
 """
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import asdict, dataclass
+from typing import Callable
 
 import numpy as np
 import torch
@@ -34,11 +34,8 @@ from torch import Tensor
 
 from lib.chapters.depth_width import seprank
 from lib.chapters.depth_width.bounds import multiset, ours_closed_form
-from lib.core import reachable
 
 P = seprank.PRIME
-STORE = Path(__file__).resolve().parents[3] / "book" / "evidence" / "depth-width" / "rank-series"
-COMMAND = "python -m lib.chapters.depth_width.depthseries"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,83 +262,23 @@ def width_candidates(target: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------------------------
-# the stored run: parameters, computation, manifest
+# the evidence sweeps (declared in lib.chapters.depth_width.evidence)
 # ---------------------------------------------------------------------------------------------
-LEMMA6_CASES = [dict(d_x=7, L=3), dict(d_x=7, L=4), dict(d_x=29, L=3), dict(d_x=83, L=4, d_used=4),
-                dict(d_x=14, L=2, H=2), dict(d_x=15, L=2, H=3), dict(d_x=14, L=3, H=2)]   # H > 1: the finding
-SERIES_CASES = [(2, L) for L in (1, 2, 3, 4)] + [(3, L) for L in (1, 2, 3)]
-N_SERIES = 4
-WIDTH_RANK_CAP = 3100      # L = 2 width points above this rank cost > 2 CPU-minutes each: not measured
-
-
-def _k0(d_x: int, L: int) -> int:
-    """Where the K search starts (a guess; it never changes the answer, see seprank.sep_rank)."""
-    cf = ours_closed_form(d_x, L, 1, N_SERIES)
+def _k0(d_x: int, L: int, N: int) -> int:
+    """Where the K search starts (a guess; it never changes the rank, only the stored K, see seprank.sep_rank)."""
+    cf = ours_closed_form(d_x, L, 1, N)
     return {(2, 3): 240, (3, 3): 2648, (2, 4): 1024}.get((d_x, L), 64 if cf is None else cf + 8)
 
 
-def compute(log=print) -> dict:
-    """Run (a), (b) and (c); returns the JSON-ready points."""
-    lem = []
-    for c in LEMMA6_CASES:
-        pt = lemma6_point(N=N_SERIES, **c)
-        lem.append(pt.__dict__)
-        log(f"Lemma 6 d_x={pt.d_x} L={pt.L} d={pt.d} λ={pt.lam}: rank {pt.rank} (predicted {pt.predicted}; "
-            f"unnormalised {pt.rank_unnormalised}, λ−1 {pt.rank_lambda_minus_1}) {pt.cpu_s:.1f} CPU-s")
-    series = []
-    for d_x, L in SERIES_CASES:
-        series.append(series_point(d_x, L, N_SERIES, K0=_k0(d_x, L)))
-        log(f"series d_x={d_x} L={L} N={N_SERIES}: {series[-1]}")
-    ranks = {(p["d_x"], p["L"]): p["rank"] for p in series}
-    extra = []
-    for p in series:
-        if p["L"] >= 3:
-            for w in width_candidates(p["rank"]):
-                if (w, 2) not in ranks and ours_closed_form(w, 2, 1, 4) <= WIDTH_RANK_CAP:
-                    extra.append(series_point(w, 2, N_SERIES, K0=ours_closed_form(w, 2, 1, 4) + 8))
-                    ranks[(w, 2)] = extra[-1]["rank"]
-                    log(f"width point d_x={w} L=2: {extra[-1]}")
-    table = [min_width_row(p["rank"], p["L"], p["d_x"], L, ranks)
-             for p in series if p["L"] >= 2 for L in range(1, p["L"])]
-    return dict(N=N_SERIES, H=1, prime=P, lemma6=lem, series=series, width_points=extra, width_table=table)
+def lemma6_points(points: list[dict], report: Callable[[dict, dict], None], N: int, extra: int, seed: int) -> None:
+    """Sweep ``lemma6``: :func:`lemma6_point` at each point (d_x, L, H, d), reported without the point's keys."""
+    for p in points:
+        q = asdict(lemma6_point(p["d_x"], p["L"], N, p["H"], d_used=p["d"], extra=extra, seed=seed))
+        report(p, {k: v for k, v in q.items() if k not in p})
 
 
-def manifest(cpu_total: float) -> dict:
-    """Parameters, the code fingerprint and its definitions, commit, versions, CPU model and date of a stored run."""
-    import platform
-    import subprocess
-    from datetime import datetime, timezone
-
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                cwd=STORE.parents[3]).stdout.strip()
-    except OSError:
-        commit = "unknown"
-    cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                if ln.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    defs = definitions()
-    return dict(command=COMMAND, code_hash=reachable.definitions_hash(defs), definitions=defs, commit=commit,
-                torch=torch.__version__, numpy=np.__version__, python=platform.python_version(), cpu=cpu,
-                threads=torch.get_num_threads(), cpu_seconds=round(cpu_total, 1),
-                date=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                parameters=dict(lemma6=LEMMA6_CASES, series=SERIES_CASES, N=N_SERIES, H=1, prime=P))
-
-
-def definitions() -> dict[str, str]:
-    """The hash of every definition :func:`compute` reaches (lib.core.reachable.definitions): what the run executes."""
-    return reachable.definitions(compute)
-
-
-def main(store: Path = STORE) -> None:
-    """Compute everything single-threaded and store points.json and manifest.json in ``store``."""
-    torch.set_num_threads(1)
-    t0 = time.process_time()
-    pts = compute()
-    store.mkdir(parents=True, exist_ok=True)
-    (store / "points.json").write_text(json.dumps(pts, separators=(",", ":")) + "\n")
-    (store / "manifest.json").write_text(json.dumps(manifest(time.process_time() - t0), indent=1) + "\n")
-    print(f"stored in {store}")
-
-
-if __name__ == "__main__":
-    main()
+def series_points(points: list[dict], report: Callable[[dict, dict], None], N: int, H: int) -> None:
+    """Sweeps ``rank-series`` and ``width-points``: :func:`series_point` at each point (d_x, L)."""
+    for p in points:
+        q = series_point(p["d_x"], p["L"], N, H, K0=_k0(p["d_x"], p["L"], N))
+        report(p, {k: v for k, v in q.items() if k not in p})

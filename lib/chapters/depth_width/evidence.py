@@ -1,4 +1,5 @@
-"""A depth-to-width transition in trained language models at CPU scale, as stored evidence (issue 16, item 3).
+"""The chapter's evidence sweeps: a depth-to-width transition in trained language models at CPU scale (issue 16,
+item 3), and the exact GF(p) rank computations of section 2b (issue 24).
 
 The paper (Sec. 5.2) trains pairs of depths (L, L') at many sizes N = 12·L·d_x² and, per pair, reads off the
 width of the shallower network at which the deeper one starts to win: the average of its width at the first
@@ -20,10 +21,18 @@ points stale.
 
 Cost, measured (one torch thread, the project's 2-core EPYC, 2000 steps): 0.51 CPU-hours per seed of the
 24-model grid, 0.4 CPU-hours for the control.
+
+The exact computations (:mod:`~lib.chapters.depth_width.depthseries`, no optimiser step: checked by recomputing
+cheap points, every field equal): ``lemma6``, Lemma 6's construction run on the network; ``rank-series``, the
+exact N = 4 separation ranks of the depth series; ``width-points``, the L = 2 ranks at the widths
+:func:`~lib.chapters.depth_width.depthseries.width_candidates` names for the series' L ≥ 3 ranks 232 and 2640
+(the page certifies the smallest width to match from them). Measured CPU-seconds (one thread): Lemma 6 under 0.3
+per point but d_x = 29 (14) and d_x = 83 (25); the series under 0.1 but (3, 3) (19) and (2, 4) (85); the widths
+0.1, 0.35, 15 and 34; 194 in all.
 """
 from __future__ import annotations
 
-from lib.chapters.depth_width import lm
+from lib.chapters.depth_width import depthseries, lm
 
 DEPTHS = (1, 2, 4)
 SIZES = (1.5e3, 3.2e3, 6.8e3, 1.5e4, 3.1e4, 6.6e4, 1.4e5, 3.0e5)    # geometric, ratio ≈ 2.15
@@ -34,6 +43,12 @@ POINTS = [dict(L=L, size=s, seed=sd, steps=STEPS, budget="steps") for sd in SEED
 FLOPS_POINTS = [dict(L=L, size=s, seed=0, steps=lm.matched_steps(L, s, STEPS, T=RECIPE["T"], batch=RECIPE["batch"],
                                                                   vocab=RECIPE["vocab"]), budget="flops")
                 for s in SIZES for L in DEPTHS[1:]]
+LEMMA6 = [dict(d_x=7, L=3, H=1, d=3), dict(d_x=7, L=4, H=1, d=3), dict(d_x=29, L=3, H=1, d=14),
+          dict(d_x=83, L=4, H=1, d=4),                        # V supported on 4 of its 41 columns
+          dict(d_x=14, L=2, H=2, d=6), dict(d_x=15, L=2, H=3, d=6), dict(d_x=14, L=3, H=2, d=6)]   # H > 1: the finding
+SERIES = [dict(d_x=2, L=L) for L in (1, 2, 3, 4)] + [dict(d_x=3, L=L) for L in (1, 2, 3)]
+WIDTHS = [dict(d_x=w, L=2) for w in (5, 6, 10, 11)]     # 4538's candidates (12, 13) cost > 2 CPU-minutes each
+EXACT_RANKS = {"rank": 0, "rank_unnormalised": 0, "rank_lambda_minus_1": 0, "proportional": 0}   # the test compares these
 CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cpu-fit"]
 
 SWEEPS = {
@@ -49,4 +64,24 @@ SWEEPS = {
         cost_s=90.0, budget_h=0.5, claims=["lm-cpu-compute-matched"],
         what="compute-matched control: depths 2 and 4 of seed 0 trained with the FLOPs of the depth-1 model of "
              "their size", paper="—", verify=dict(prefix=256)),
+    "lemma6": dict(
+        fn=depthseries.lemma6_points, points=LEMMA6, group_by=["d_x", "L"], config=dict(N=4, extra=16, seed=0),
+        cost_s=5.7, budget_h=0.05, claims=["lemma6-network-L3", "lemma6-network-L4", "lemma6-multihead"],
+        what="Lemma 6's construction on the network over GF(p): the sub-block of eqs. 29-30, its exact rank and "
+             "two controls, d_x up to 83, H = 1, 2, 3",
+        paper="a proof (App. B.2), no computation",
+        verify=dict(exact=True, units=1, fields=EXACT_RANKS, points=LEMMA6[:2] + LEMMA6[4:6])),
+    "rank-series": dict(
+        fn=depthseries.series_points, points=SERIES, group_by=["d_x", "L"], config=dict(N=4, H=1), cost_s=14.9,
+        budget_h=0.1, claims=["series-thm3", "series-growth", "width-to-match"],
+        what="exact separation ranks at N = 4, H = 1: d_x = 2 up to L = 4, d_x = 3 up to L = 3",
+        paper="bounds only (Theorems 1-3), no measured rank",
+        verify=dict(exact=True, units=1, fields={"rank": 0}, points=[SERIES[1], SERIES[5], SERIES[2]])),
+    "width-points": dict(
+        fn=depthseries.series_points, points=WIDTHS, group_by=["d_x", "L"], config=dict(N=4, H=1), cost_s=12.5,
+        budget_h=0.05, claims=["series-thm3", "width-to-match"],
+        what="exact separation ranks at N = 4, H = 1, L = 2 for d_x = 5, 6, 10, 11 (the width a depth-2 network "
+             "needs to match the series' L = 3 ranks)",
+        paper="Corollary 1 (schematic), no measured width",
+        verify=dict(exact=True, units=1, fields={"rank": 0}, points=WIDTHS[:2])),
 }

@@ -1,20 +1,44 @@
-"""The stored depth series of :mod:`lib.chapters.depth_width.depthseries` on the page: its tables (Markdown) and its
-claims, read back from ``book/evidence/depth-width/rank-series`` without recomputation. A warning naming the changed
-definitions is printed when the stored run's code fingerprint differs from today's (stale evidence).
+"""The stored exact computations of :mod:`lib.chapters.depth_width.depthseries` on the page: their tables (Markdown)
+and their claims, read back from the evidence sweeps ``lemma6``, ``rank-series`` and ``width-points``
+(:func:`lib.book.evidence.load`, no recomputation). A sweep not stored complete and current makes the section's
+claims not run, its label saying why and how to refresh it.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from lib.book import evidence
 from lib.chapters.depth_width.bounds import log3, monomial_upper, regime, thm3_upper
-from lib.chapters.depth_width.depthseries import COMMAND, STORE, definitions
-from lib.core import reachable
+from lib.chapters.depth_width.depthseries import min_width_row
+from lib.engine import sweep
+
+CHAPTER = "depth-width"
+SWEEPS = ("lemma6", "rank-series", "width-points")
+THEOREMS = {"lemma6-network-L3", "lemma6-network-L4", "series-thm3"}
 
 
-def load(store: Path = STORE) -> tuple[dict, dict]:
-    """The stored points and manifest (book/evidence/depth-width/rank-series)."""
-    return (json.loads((store / "points.json").read_text()), json.loads((store / "manifest.json").read_text()))
+def load(root: Path | None = None) -> tuple[dict, dict[str, evidence.Evidence]]:
+    """The stored points as the page reads them (``lemma6``, ``series``, ``width_points`` in grid order, the
+    ``width_table`` derived from them, ``N``) and each sweep's :class:`lib.book.evidence.Evidence`."""
+    evs = {n: evidence.load(CHAPTER, n, root) for n in SWEEPS}
+    lem, ser, wid = (_in_grid_order(evs[n]) for n in SWEEPS)
+    N = evidence.sweeps(CHAPTER)["rank-series"]["config"]["N"]
+    return dict(N=N, lemma6=lem, series=ser, width_points=wid, width_table=width_table(ser, wid)), evs
+
+
+def _in_grid_order(ev: evidence.Evidence) -> list[dict]:
+    grid = evidence.sweeps(CHAPTER)[ev.name]["points"]
+    at = {sweep.point_key(p): i for i, p in enumerate(grid)}
+    return sorted(ev.points, key=lambda r: at.get(sweep.point_key({k: r[k] for k in grid[0]}), len(grid)))
+
+
+def width_table(series: list[dict], width_points: list[dict]) -> list[dict]:
+    """For each series point of depth L ≥ 2 and each shallower depth: the smallest width whose measured rank
+    reaches its rank (:func:`~lib.chapters.depth_width.depthseries.min_width_row`, certified by rank(w − 1) <
+    target ≤ rank(w) where both are stored, else the formula it names)."""
+    ranks = {(q["d_x"], q["L"]): q["rank"] for q in series + width_points}
+    return [min_width_row(q["rank"], q["L"], q["d_x"], L, ranks) for q in series if q["L"] >= 2
+            for L in range(1, q["L"])]
 
 
 def increments(series: list[dict]) -> list[dict]:
@@ -29,14 +53,6 @@ def increments(series: list[dict]) -> list[dict]:
             prev = next((o["inc"] for o in out if o["d_x"] == d and o["L"] == L - 1), None)
             out.append(dict(d_x=d, L=L, inc=inc, ratio=None if prev is None else inc / prev, D=d * (d + 1) // 2))
     return out
-
-
-def _stale_warning(man: dict) -> None:
-    now = definitions()
-    if man.get("code_hash") != reachable.definitions_hash(now):
-        changed = ", ".join(reachable.changed(man.get("definitions", {}), now)) or "fingerprint differs"
-        print(f"WARNING: stale evidence: the code changed since the stored run ({changed}); "
-              f"refresh with `{COMMAND}` (≈{man.get('cpu_seconds', 0) / 60:.0f} CPU-minutes).")
 
 
 def _md(title: str, head: list[str], rows: list[list]) -> None:
@@ -70,18 +86,28 @@ def _show(pts: dict) -> None:
          for t in pts["width_table"]])
 
 
-def report(C, store: Path = STORE) -> None:
-    """Show the stored run (no recomputation) and record its claims in the chapter's ledger ``C``
+def report(C, root: Path | None = None) -> None:
+    """Show the stored sweeps (no recomputation) and record their claims in the chapter's ledger ``C``
     (lib.core.claims.Claims): Lemma 6 on the network (THEOREM, control: unnormalised rows), Theorem 3 on
     the depth series (THEOREM, control: the shallower depth's bound), the width table and the per-layer
-    growth (FINDING)."""
-    pts, man = load(store)
-    _stale_warning(man)
-    print(f"stored run of {man['date']}, {man['cpu_seconds']:.0f} CPU-seconds ({man['cpu']}); "
-          f"reproduce with `{COMMAND}`")
+    growth (FINDING); all not run when a sweep is not stored complete and current."""
+    pts, evs = load(root)
+    for ev in evs.values():
+        print(f"{ev.name}: {ev.label}")
+    if not all(ev.complete for ev in evs.values()):
+        _not_run(C, evs)
+        return
     _show(pts)
     _claims_lemma6(C, pts)
     _claims_series(C, pts)
+
+
+def _not_run(C, evs: dict[str, evidence.Evidence]) -> None:
+    from lib.core.claims import FINDING, THEOREM
+    why = "; ".join(f"{ev.name}: {ev.label}" for ev in evs.values() if not ev.complete)
+    for cid in dict.fromkeys(c for n in SWEEPS for c in evidence.sweeps(CHAPTER)[n]["claims"]):
+        C.not_run(cid, f"{cid}: section 2b, from the stored exact computations", paper="—", reason=why,
+                  kind=THEOREM if cid in THEOREMS else FINDING)
 
 
 def _claims_lemma6(C, pts: dict) -> None:
