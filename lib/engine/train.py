@@ -9,10 +9,7 @@ batched Adam update. Each model keeps everything that makes it *itself*:
   same whether it is alone or in a family of 64, at any position (tests/test_train.py checks this);
 * its **data**: ``data`` holds one data set per model (``FamilyData``; sizes may differ);
 * its **learning-rate schedule**: ``lr`` and ``steps`` may be per-model lists; the schedule shape is
-  one of "constant", "warmup_cosine" (the official MHA code: ``LinearLR`` from 0.01× over
-  ``steps // 20`` steps, then cosine to 0), "linear" (linear from ``lr`` to ``lr_end`` across
-  ``steps``, held per epoch when ``per_epoch`` is given: the official AoT code's per-epoch
-  ``LinearLR``), or a callable ``f(step: ndarray[G], total: ndarray[G]) -> factor ndarray[G]``;
+  one of :mod:`lib.engine.schedules` ("constant", "warmup_cosine", "linear") or a callable;
 * its **stopping**: it stops at its own ``steps``, or earlier when its accuracy on its training set
   (evaluated every ``eval_every`` steps, as the official MHA code does every 500, and at the model's
   last step) reaches ``early_stop_acc``. A stopped model's weights are frozen; when at most half the family is still
@@ -54,6 +51,7 @@ import torch
 from torch import Tensor
 
 from lib.engine.family import FamilyData
+from lib.engine.schedules import lr_factors
 
 __all__ = ["train_family", "lr_factors", "evaluate", "adam_step", "tune_malloc"]
 
@@ -87,35 +85,6 @@ def _per_model(v, G: int, name: str, cast=float) -> list:
             raise ValueError(f"{name}: expected {G} values (one per model), got {len(v)}")
         return v
     return [cast(v)] * G
-
-
-def lr_factors(schedule: str | Callable, step: np.ndarray, total: np.ndarray, *, lr: np.ndarray,
-               lr_end: np.ndarray | None = None, warmup_frac: float = 0.05, warmup_start: float = 0.01,
-               per_epoch: np.ndarray | None = None) -> np.ndarray:
-    """Learning rates ``[..., G]`` at 0-based optimiser steps ``step`` (broadcast against ``total``)."""
-    step = np.asarray(step, dtype=np.float64)
-    total = np.asarray(total, dtype=np.float64)
-    if callable(schedule):
-        return lr * np.asarray(schedule(step, total), dtype=np.float64)
-    if schedule == "constant":
-        return lr * np.ones_like(step * total)
-    if schedule == "warmup_cosine":
-        w = np.floor(total * warmup_frac) if warmup_frac != 0.05 else np.floor(total / 20)
-        wsafe = np.maximum(w, 1)
-        warm = warmup_start + (1 - warmup_start) * step / wsafe
-        T = np.maximum(total - w, 1)
-        cos = 0.5 * (1 + np.cos(np.pi * np.clip(step - w, 0, None) / T))
-        return lr * np.where(step < w, warm, cos)
-    if schedule == "linear":
-        end = lr if lr_end is None else lr_end
-        if per_epoch is not None:
-            pe = np.asarray(per_epoch, dtype=np.float64)
-            epochs = np.maximum(np.ceil(total / pe), 1)
-            frac = np.minimum(np.floor(step / pe) / epochs, 1.0)
-        else:
-            frac = np.minimum(step / np.maximum(total, 1), 1.0)
-        return lr + (end - lr) * frac
-    raise ValueError(f"schedule = {schedule!r}: expected 'constant', 'warmup_cosine', 'linear' or a callable")
 
 
 _FUSED_OK = hasattr(torch, "_fused_adam_")   # PyTorch's fused Adam kernel (CPU and CUDA, float32/64)
