@@ -266,6 +266,15 @@ def _value_step(out: Construction, E, e, Y, H: int, d_v: int, shift_for_skip: bo
     out.W_D = np.eye(d, d_out)
 
 
+class Breakdown(ValueError):
+    """The construction left the floating-point range (attention features not finite) after ``heads`` heads, with
+    rank ``rank`` reached: it happens only outside the hypotheses (e.g. Remark 1's control, r = Q + 1)."""
+
+    def __init__(self, heads: int, rank: int):
+        super().__init__(f"the construction's features overflowed after {heads} heads (rank {rank} reached)")
+        self.heads, self.rank = heads, rank
+
+
 def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: int | None = None,
               rtol: float = 1e-9, shift_for_skip: bool = False) -> Construction:
     """Build weights that memorize (E, e, Y) exactly, following the proof of Proposition 1 and Step 2
@@ -300,6 +309,8 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
     out.sat_err.append(0.0), out.sat_delta.append(0.0)
     for _h in range(1, H):
         Zp = Zof(Ws)
+        if not np.isfinite(Zp).all():        # outside the theorem's hypotheses the saturating weights can overflow
+            raise Breakdown(_h, out.rank_after_head[-1] if out.rank_after_head else len(S))
         _, _, piv = scipy.linalg.qr(Zp.T, pivoting=True, mode="economic")
         k = num_rank(Zp, rtol)
         out.rank_after_head.append(k)
@@ -316,8 +327,12 @@ def construct(E, e, Y, H: int, d_h: int, d_v: int, rng: np.random.Generator, Q: 
 
 
 def memorize_check(E, e, Y, H, d_h, d_v, rng, Q=None, skip=False) -> dict:
-    """Construct, then run a fresh forward pass through lib.core.attention and measure everything."""
-    con = construct(E, e, Y, H, d_h, d_v, rng, Q=Q, shift_for_skip=skip)
+    """Construct, then run a fresh forward pass through lib.core.attention and measure everything. A construction
+    that overflows (:class:`Breakdown`) memorizes nothing exactly: its rank reached and an infinite error."""
+    try:
+        con = construct(E, e, Y, H, d_h, d_v, rng, Q=Q, shift_for_skip=skip)
+    except Breakdown as b:
+        return dict(T=E.shape[0], rankZ=b.rank, err=math.inf, scale=float(max(1.0, np.abs(Y).max())), breakdown=str(b))
     Yhat = forward(E, e, con.W_K, con.W_Q, con.W_V, con.W_O, con.W_D, skip=skip)
     Z = features(E, e, con.W_K, con.W_Q)
     T, n, d = E.shape
