@@ -146,7 +146,11 @@ def _evidence(a) -> int:
         probs = [p for n in a.names or list(EV.sweeps(a.chapter)) for p in EV.check(a.chapter, n)]
         print("\n".join(probs) if probs else "stored evidence consistent with today's code")
         return 1 if probs else 0
+    from lib.book import migrate
     for n, man in EV.run(a.chapter, a.names or None, workers=a.workers, quiet=a.quiet or None).items():
+        if man["complete"] and "trajectories" not in man and not (EV.sweeps(a.chapter)[n].get("verify") or {}).get("exact"):
+            man["trajectories"] = migrate.record(EV.sweeps(a.chapter)[n])      # the re-training check's reference
+            EV._write_manifest(man, a.chapter, n)
         print(f"[lib] {a.chapter}/{n}: {man['n_stored']}/{man['n_points']} points, {man['cpu_hours']:.3f} CPU-hours, "
               f"{man['cpu_s_per_point']:.1f} CPU-s per point", file=sys.stderr)
         for fam, t in man["throughput"].items():

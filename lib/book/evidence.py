@@ -258,9 +258,6 @@ def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Pa
         shutil.rmtree(pdir / ".progress", ignore_errors=True)
         rows = _rows(pdir)
         man.update(complete=len(rows) == len(sw["points"]), **_stats(rows, (ref or peak)["gflops"]))
-        if "trajectories" not in man and not (sw.get("verify") or {}).get("exact"):
-            from lib.book import migrate            # migrate imports this module
-            man["trajectories"] = migrate.record(sw, root)
         _write_manifest(man, chapter, n, root)
         out[n] = man
     return out

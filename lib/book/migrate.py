@@ -157,8 +157,9 @@ def prefix_steps(sw: dict) -> int:
 
 
 def record(sw: dict, root: Path | None = None, units: int = 1) -> list[dict]:
-    """Trajectory digests of ``units`` sample units of the stored sweep, made with today's code (called at the
-    end of a run, or once for a run stored before trajectories existed while its code is unchanged)."""
+    """Trajectory digests of ``units`` sample units of the stored sweep, made with today's code (by ``python -m lib
+    evidence`` when a sweep completes, or once for a run stored before trajectories existed while its code is
+    unchanged)."""
     ev = E.load(sw["chapter"], sw["name"], root)
     steps = prefix_steps(sw)
     return [{"unit": u, "steps": steps, "records": run_prefix(sw, u, steps), **_where()}
@@ -176,17 +177,30 @@ def _same(a: dict, b: dict, exact: bool) -> bool:
     return math.isclose(a["abs_sum"], b["abs_sum"], rel_tol=RTOL_OTHER_CPU, abs_tol=1e-12)
 
 
-def replay(sw: dict, man: dict) -> tuple[list[str], list[str]]:
-    """Replay every recorded trajectory with today's code: (differences, what was checked)."""
+def _upto(records: list[dict], steps: int) -> list[dict]:
+    """The records of the first ``steps`` steps (an evaluation belongs to the step of the parameters after it)."""
+    out = []
+    for r in records:
+        if r["what"] == "params" and r["step"] > steps:
+            break
+        out.append(r)
+    return out if out and out[-1]["what"] == "params" else out[:-1]
+
+
+def replay(sw: dict, man: dict, upto: int | None = None) -> tuple[list[str], list[str]]:
+    """Replay every recorded trajectory with today's code (its first ``upto`` steps only, if given): (differences,
+    what was checked)."""
     probs, done = [], []
     kind = E.machine()["cpu_kind"]
     for tr in man.get("trajectories", []):
         exact = tr.get("cpu_kind") == kind
-        now = run_prefix(sw, tr["unit"], tr["steps"])
-        old = tr["records"]
+        steps = tr["steps"] if upto is None else min(upto, tr["steps"])
+        old = _upto(tr["records"], steps)
+        steps = old[-1]["step"]
+        now = run_prefix(sw, tr["unit"], steps)
         if len(now) != len(old):
             probs.append(f"unit {tr['unit'][0]}: {len(old)} recorded digests, {len(now)} today (the training "
-                         f"took another path within its first {tr['steps']} steps)")
+                         f"took another path within its first {steps} steps)")
             continue
         for a, b in zip(old, now, strict=True):
             if (a["step"], a["what"]) != (b["step"], b["what"]) or not _same(a, b, exact):
@@ -194,7 +208,7 @@ def replay(sw: dict, man: dict) -> tuple[list[str], list[str]]:
                 probs.append(f"unit {tr['unit'][0]}: the {a['what']} digest at {where} differs ("
                              f"{'sha ' + a['sha'] + ' -> ' + b['sha'] if exact else 'abs sum %r -> %r' % (a['abs_sum'], b['abs_sum'])})")
                 break
-        done.append(f"{len(tr['unit'])}-point unit {tr['unit'][0]}: {len(old)} digests over {tr['steps']} steps "
+        done.append(f"{len(tr['unit'])}-point unit {tr['unit'][0]}: {len(old)} digests over {steps} steps "
                     + ("bitwise equal" if exact else f"within rtol {RTOL_OTHER_CPU} (recorded on {tr.get('cpu_kind')})"))
     return probs, done
 
