@@ -325,8 +325,7 @@ def figure(ev, out: dict):
     ax[2].axhline(0, color="k", lw=0.8)
     ax[2].set(xlabel="training step", ylabel="δ (curve batches)", title=f"(c) δ over training, pair ({a}, {b})")
     ax[2].legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    return fig
+    return fig                                            # laid out by the house style's constrained layout
 
 
 def summary(C: Claims, out: dict, fitres: dict | None) -> str:

@@ -231,7 +231,8 @@ def _saturating_head(E, e, Zp, R, emax, claim1, rng, out: Construction) -> np.nd
     delta = 0.5 * sv[-1] / (math.sqrt(len(Rc)) * emax * max(np.linalg.norm(C, 2), 1e-300))
     astar = np.einsum("tnd,de,te->tn", E[Rc], Wstar, e[Rc])
     spread = (astar - astar[np.arange(len(Rc)), istar][:, None]).max(axis=1)
-    c = float(max(0.0, ((spread + math.log(2 * max(n - 1, 1) / delta)) / gap).max()))
+    with np.errstate(divide="ignore"):     # gap = 0 only outside the hypotheses: c = inf, then a Breakdown
+        c = float(max(0.0, ((spread + math.log(2 * max(n - 1, 1) / delta)) / gap).max()))
     W = Wstar + c * Wp
     out.sat_err.append(_sat_error(E, e, W, Rc, istar))
     out.sat_err_c0.append(_sat_error(E, e, Wstar, Rc, istar))
