@@ -108,8 +108,12 @@ def _called(sw: dict) -> set[str]:
 
     unit, cfg = _tiny(sw, MG.sample_units(sw, EV.load(sw["chapter"], sw["name"]).points, 1)[0])
     reported = []
-    report = MG._Quiet()
-    report.__class__ = type("Collect", (MG._Quiet,), {"__call__": lambda self, p, r: reported.append(p)})
+
+    class Collect(MG._Quiet):
+        def __call__(self, point, result) -> None:
+            reported.append(point)
+
+    report = Collect()
     sys.setprofile(prof)
     try:
         sw["fn"](unit, report, **cfg)

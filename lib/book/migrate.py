@@ -187,11 +187,11 @@ def _upto(records: list[dict], steps: int) -> list[dict]:
     return out if out and out[-1]["what"] == "params" else out[:-1]
 
 
-def replay(sw: dict, man: dict, upto: int | None = None) -> tuple[list[str], list[str]]:
-    """Replay every recorded trajectory with today's code (its first ``upto`` steps only, if given): (differences,
-    what was checked)."""
+def replay(sw: dict, man: dict, upto: int | None = None, kind: str | None = None) -> tuple[list[str], list[str]]:
+    """Replay every recorded trajectory with today's code (its first ``upto`` steps only, if given) on this machine,
+    of CPU kind ``kind`` (default: read here): (differences, what was checked)."""
     probs, done = [], []
-    kind = E.machine()["cpu_kind"]
+    kind = kind or E.machine()["cpu_kind"]
     for tr in man.get("trajectories", []):
         exact = tr.get("cpu_kind") == kind
         steps = tr["steps"] if upto is None else min(upto, tr["steps"])
@@ -243,10 +243,9 @@ def _equal(a, b, rtol: float = 0.0) -> bool:
     return a == b
 
 
-def _same_kind(man: dict) -> bool:
-    """Whether every session of the stored run ran on this machine's CPU kind (recorded since trajectories)."""
-    kinds = {s.get("cpu_kind") for s in man.get("sessions", [])}
-    return kinds == {E.machine()["cpu_kind"]}
+def _same_kind(man: dict, kind: str) -> bool:
+    """Whether every session of the stored run ran on CPU kind ``kind`` (recorded since trajectories)."""
+    return {s.get("cpu_kind") for s in man.get("sessions", [])} == {kind}
 
 
 def verify(chapter: str, name: str, root: Path | None = None, units: int | None = None) -> list[str]:
@@ -278,14 +277,15 @@ def migrate(chapter: str, name: str, root: Path | None = None, full: bool | None
         log(f"{where}: no trajectory recorded; nothing to replay. Rerun `{E.command(chapter, name)}`")
         return False
     new_defs = E.definitions(sw)                 # the source on disk now: it must be what the replay runs
-    probs, done = replay(sw, man)
+    here = E.machine()
+    probs, done = replay(sw, man, kind=here["cpu_kind"])
     spec = sw.get("verify") or {}
     k = spec.get("units", 0) if full is None else (1 if full else 0)
     tol, exact = spec.get("fields", {}), bool(spec.get("exact"))
     if exact and not k:
         log(f"{where}: an exact computation is migrated by recomputing its declared cheap units; none is declared")
         return False
-    same = exact or _same_kind(man)
+    same = exact or _same_kind(man, here["cpu_kind"])
     rows = retrain(chapter, name, root, k) if k and not probs else []
     diffs = [(p, f, a, b) for p, f, a, b in rows if f not in LABELS
              and (abs(float(b) - float(a)) > tol[f] if f in tol and not exact else not _equal(a, b, 0 if same else RTOL_FIELDS))]
@@ -306,7 +306,7 @@ def migrate(chapter: str, name: str, root: Path | None = None, full: bool | None
         return False
     rec = {"from": man["fingerprint"], "to": E.fingerprint(sw), "changed": reachable.changed(man.get("definitions", {}), new_defs),
            "checks": done, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "commit": E.machine()["commit"]}
+           "commit": here["commit"]}
     man.update(fingerprint=rec["to"], definitions=new_defs, migrations=man.get("migrations", []) + [rec])
     E._write_manifest(man, chapter, name, root)
     log(f"{where}: migrated {rec['from']} -> {rec['to']} ({'; '.join(done)}); changed: {', '.join(rec['changed'])}")
