@@ -1,7 +1,7 @@
 """lib.core.claims: verdicts follow the measurement; failures are recorded, not raised."""
 import pytest
 
-from lib.core.claims import (EXPERIMENT, FAILS, HOLDS, NOT_DISCRIMINATING, NOT_RUN, SANITY, THEOREM, Claims, Control,
+from lib.core.claims import (EXPERIMENT, FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, SANITY, THEOREM, Claims, Control,
                              Scale, to_html)
 
 
@@ -14,7 +14,7 @@ def test_verdicts():
     assert C.bound("d", "s", ours=5, upper=4).verdict == FAILS
     assert C.check("e", "s", paper="p", ours="o", ok=False).verdict == FAILS
     assert C.not_run("f", "s", paper="p", reason="paper preset").verdict == NOT_RUN
-    assert C.counts() == {HOLDS: 2, FAILS: 4, NOT_RUN: 1, NOT_DISCRIMINATING: 0}
+    assert C.counts() == {HOLDS: 2, FAILS: 4, NOT_RUN: 1, NOT_DISCRIMINATING: 0, FRAGILE: 0}
 
 
 def test_duplicate_id_and_non_bool():
@@ -69,3 +69,41 @@ def test_below_its_scale_an_experiment_is_not_run_not_failed():
     assert c.verdict == NOT_RUN and "needs 4 seeds" in c.criterion
     html = to_html(C.records())
     assert "data-kind='experiment'" in html and "N = 50, 20 seeds" in html
+
+
+def test_a_claim_that_flips_under_a_variant_is_fragile_and_names_it():
+    import numpy as np
+
+    from lib.core.claims import FINDING, FRAGILE, Variant
+    from lib.core.fit import linear_fit
+    from lib.core.robust import drop_where, leave_one_out, rejudge
+
+    def linear(pts):                                   # the criterion: the line explains y (R² ≥ 0.98)
+        r2 = linear_fit([p[0] for p in pts], [p[1] for p in pts]).r2
+        return r2 >= 0.98, f"R² = {r2:.3f}"
+    label = lambda p: f"x = {p[0]}"                    # noqa: E731
+    line = [(x, 2.0 * x + 1) for x in range(1, 8)]
+    fragile = [(1, 40.0)] + line[1:]                   # one outlier makes the line fail; dropping it, it holds
+    C = Claims("x")
+    ok, ours = linear(fragile)
+    c = C.check("fragile", "y is linear in x", paper="R² ≥ 0.98", ours=ours, ok=ok, kind=EXPERIMENT,
+                control=("y = x²", False), variants=leave_one_out(linear, fragile, label))
+    assert c.verdict == FRAGILE and c.base == FAILS and c.flips == ["drop x = 1"]
+    ok, ours = linear(line)
+    c = C.check("robust", "y is linear in x", paper="R² ≥ 0.98", ours=ours, ok=ok, kind=EXPERIMENT,
+                control=("y = x²", False), variants=leave_one_out(linear, line, label)
+                + drop_where(linear, line, lambda p: p[0] > 1, "drop the floor x = 1"))
+    assert c.verdict == HOLDS and len(c.variants) == 8 and c.flips == []
+    assert "survives 8 variants" in repr(c) and "⚠ fragile" in to_html(C.records())
+    # close/bound judge a variant's value by the claim's own tolerance; check takes the outcome
+    assert C.close("a", "s", paper=1.0, ours=1.0, rtol=0.1, kind=EXPERIMENT, variants=[("seed 1", 1.5)]).verdict \
+        == FRAGILE
+    assert C.bound("b", "s", ours=3, lower=2, kind=FINDING, variants=[("seed 1", 2.5)]).verdict == HOLDS
+    assert C.check("c", "s", paper=1, ours=1, ok=True, kind=FINDING,
+                   variants=rejudge(lambda d: (d > 0, d), {"reading B": np.float64(-1.0)})).verdict == FRAGILE
+    with pytest.raises(TypeError, match="variant"):
+        C.check("d", "s", paper=1, ours=1, ok=True, variants=[Variant("x", "yes")])
+    assert C.counts()[FRAGILE] == 3 and "3 fragile" in C.summary()
+    assert C.missing_variants() == []
+    C.check("e", "s", paper=1, ours=1, ok=True, kind=FINDING)
+    assert C.missing_variants() == ["e"]

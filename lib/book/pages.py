@@ -10,7 +10,8 @@ from typing import Any
 
 from lib.book.fingerprint import BOOK, ROOT, executed_meta, lib_modules
 from lib.core import params as _params
-from lib.core.claims import EVIDENCE, FAILS, HOLDS, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED, from_notebook, to_html
+from lib.core.claims import (EVIDENCE, FAILS, FRAGILE, HOLDS, JUDGED, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED,
+                             from_notebook, to_html)
 
 
 def toc_chapters() -> list[str]:
@@ -45,7 +46,7 @@ def results_page(chapters: list[str] | None = None) -> str:
     """The Markdown of ``book/results.md``: every chapter's claims, counted by kind and verdict, in one table."""
     chapters = chapters if chapters is not None else toc_chapters()
     records = all_claims(chapters)
-    verdicts = (HOLDS, FAILS, NOT_DISCRIMINATING, NOT_RUN)
+    verdicts = (HOLDS, FAILS, NOT_DISCRIMINATING, FRAGILE, NOT_RUN)
     kinds = KINDS + (UNCLASSIFIED,)
     lines = ["# Results: every claim, every chapter", "",
              "This page is generated from the executed chapters (`python -m lib results`). Each row is one "
@@ -54,7 +55,11 @@ def results_page(chapters: list[str] | None = None) -> str:
              "claims are the evidence, and each runs the same criterion on the closest wrong alternative (its "
              "**control**), which must fail; a claim whose control passes too is *not discriminating*. `sanity` "
              "claims check identities and our own code, `finding`s are errors or gaps in a paper or observations "
-             "of ours. A claim that does not hold is listed as such; the chapter explains why.", "",
+             "of ours. Every experiment claim and finding is also re-judged under the analysis choices a skeptic "
+             "would vary (one point left out, the chance floor or saturation dropped, each reading of an undefined "
+             "threshold, each seed alone, the paper's own rule, a tuned grid extended past its edge); a claim whose "
+             "outcome flips under any of them is **fragile**, and names the choice that flips it. A claim that does "
+             "not hold is listed as such; the chapter explains why.", "",
              "| chapter | preset | claims | " + " | ".join(kinds) + " | " + " | ".join(verdicts) + " |",
              "|---|---|---|" + "---|" * (len(kinds) + len(verdicts))]
     for c in chapters:
@@ -68,8 +73,17 @@ def results_page(chapters: list[str] | None = None) -> str:
                      " | ".join(map(str, nk)) + " | " + " | ".join(map(str, nv)) + " |")
     ev = [r for r in records if r.get("kind") in EVIDENCE]
     no_ctl = sum(1 for r in ev if not r.get("control") and r["verdict"] != NOT_RUN)
-    lines += ["", f"Evidence claims: {len(ev)}; run without a control: {no_ctl}.", "",
-              "## All claims", "", "```{raw} html", _FILTER, to_html(records, with_chapter=True), "```", ""]
+    judged = [r for r in records if r.get("kind") in JUDGED and r["verdict"] != NOT_RUN]
+    no_var = sum(1 for r in judged if not r.get("variants"))
+    lines += ["", f"Evidence claims: {len(ev)}; run without a control: {no_ctl}. Experiment claims and findings "
+              f"judged: {len(judged)}; without variants: {no_var}.", ""]
+    fragile = [r for r in records if r["verdict"] == FRAGILE]
+    if fragile:
+        lines += ["## Fragile verdicts", "", "| chapter | claim | our analysis | flips under |", "|---|---|---|---|"]
+        lines += [f"| {r['chapter']} | `{r['id']}` | {r.get('base', '')} | {'; '.join(r.get('flips') or []).replace('|', '∣')} |"
+                  for r in fragile]
+        lines.append("")
+    lines += ["## All claims", "", "```{raw} html", _FILTER, to_html(records, with_chapter=True), "```", ""]
     return "\n".join(lines)
 
 

@@ -5,7 +5,7 @@ A stored claim declares its id, statement, the paper's value, kind, criterion, t
 sweeps (:func:`lib.book.evidence.load`, no recompute); while one of them is missing, partial or stale the claim is
 recorded *not run* with its declared criterion, what is stored, the CPU-hours still to go at the measured cost per
 point, and the command that produces it (:func:`pending_reason`); otherwise the judge decides and the claim is
-recorded with its control and scale.
+recorded with its control, variants and scale.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from lib.book import evidence as E
-from lib.core.claims import EXPERIMENT, Claims, Control, Scale
+from lib.core.claims import EXPERIMENT, Claims, Control, Scale, Variant
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Judged:
     ours: Any
     control: Control | None = None
     stable: bool = False
+    variants: list[Variant] | None = None   # the criterion under a skeptic's analysis choices (lib.core.robust)
 
 
 @dataclass
@@ -73,5 +74,5 @@ def record(C: Claims, chapter: str, claim: StoredClaim) -> Judged | None:
         return None
     j = claim.judge({ev.name: ev.points for ev in evs})
     C.check(claim.id, claim.statement, paper=claim.paper, ours=j.ours, ok=j.ok, criterion=claim.criterion,
-            kind=claim.kind, scale=claim.scale, control=j.control, stable=j.stable)
+            kind=claim.kind, scale=claim.scale, control=j.control, stable=j.stable, variants=j.variants)
     return j

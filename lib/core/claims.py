@@ -24,6 +24,13 @@ while its control passes too gets the verdict **not discriminating**, never "hol
 and :meth:`Claims.bound` a control given as ``(description, alternative value)`` is judged by the very same
 tolerance; for :meth:`Claims.check` the caller computes ``passed`` with the same expression as ``ok``.
 
+**Variants.** An experiment claim or a finding is also re-judged under the analysis choices a skeptic would vary
+(leave one point out, drop the chance floor or saturation, each reading of an undefined threshold, each seed
+alone, the paper's own rule, a tuned hyperparameter's grid extended past its edge), each recorded as a
+:class:`Variant` with the criterion's outcome under it (:mod:`lib.core.robust` builds them). A claim whose outcome
+flips under any variant gets the verdict **fragile**, never holds or does not hold; the record keeps the verdict
+of our own analysis (``base``) and names the variants that flip it (``flips``).
+
 **Scale.** An experiment whose preset is below the smallest scale at which it means anything
 (``Scale(..., enough=False, why=...)``) is "not run at this preset" with that reason, never "does not hold".
 
@@ -39,12 +46,13 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 HOLDS, FAILS, NOT_RUN = "holds", "does not hold", "not run at this preset"
-NOT_DISCRIMINATING = "not discriminating"
-VERDICTS = (HOLDS, FAILS, NOT_DISCRIMINATING, NOT_RUN)
+NOT_DISCRIMINATING, FRAGILE = "not discriminating", "fragile"
+VERDICTS = (HOLDS, FAILS, NOT_DISCRIMINATING, FRAGILE, NOT_RUN)
 THEOREM, EXPERIMENT, FINDING, SANITY = "theorem", "experiment", "finding", "sanity"
 UNCLASSIFIED = "unclassified"          # a claim recorded without a kind (older chapters; to be classified)
 KINDS = (THEOREM, EXPERIMENT, FINDING, SANITY)
 EVIDENCE = (THEOREM, EXPERIMENT)       # the kinds that count as evidence; each needs a control
+JUDGED = (EXPERIMENT, FINDING)         # the kinds re-judged under a skeptic's variants
 META_KEY = "attention_claims"
 
 
@@ -57,6 +65,17 @@ class Control:
 
     def as_dict(self) -> dict[str, Any]:
         return {"description": self.description, "passed": bool(self.passed), "value": str(self.value)}
+
+
+@dataclass
+class Variant:
+    """The claim's criterion under one analysis choice a skeptic would vary; ``ok`` is its outcome there."""
+    choice: str        # e.g. "drop H = 1 (the chance floor)", "seed 2 alone", "lr grid extended to 0.5"
+    ok: bool           # does the claim's criterion hold under this choice?
+    value: str = ""    # ours under this choice, formatted
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"choice": self.choice, "ok": bool(self.ok), "value": str(self.value)}
 
 
 @dataclass
@@ -90,14 +109,43 @@ class Claim:
     kind: str = UNCLASSIFIED
     control: dict | None = None   # Control.as_dict()
     scale: dict | None = None     # Scale.as_dict()
+    variants: list | None = None  # [Variant.as_dict()], the criterion under each analysis choice
+    base: str = ""                # the verdict under our own analysis, before the variants
+    flips: list | None = None     # the choices of the variants whose outcome differs from ours
 
     def __repr__(self) -> str:
         """One line shown under the check that recorded it; the value only when it is machine-stable."""
-        mark = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈"}[self.verdict]
-        line = f"{mark} {self.kind} claim {self.id}: {self.verdict}" + (f" (ours: {self.ours})" if self.stable else "")
+        line = f"{MARK[self.verdict]} {self.kind} claim {self.id}: {self.verdict}"
+        if self.verdict == FRAGILE:
+            line += f" ({self.base} under our analysis; flips under: {'; '.join(self.flips or [])})"
+        line += f" (ours: {self.ours})" if self.stable else ""
         if self.control is not None:
             line += f"; control ({self.control['description']}): {'passes' if self.control['passed'] else 'fails'}"
+        if self.variants and self.verdict != FRAGILE:
+            line += f"; survives {len(self.variants)} variants"
         return line
+
+
+MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
+
+
+def _variants(id: str, variants: Any, judge: Any = None, fmt: str = ".4g") -> list[Variant] | None:
+    """Variants given as :class:`Variant` or tuples: ``(choice, ok[, value])``, or for close/bound ``(choice,
+    value)`` judged by the claim's own tolerance (``judge``)."""
+    if variants is None:
+        return None
+    out = []
+    for v in variants:
+        if isinstance(v, Variant):
+            out.append(Variant(v.choice, _bool(v.ok, f"claim '{id}': variant {v.choice!r}"), v.value))
+        elif judge is not None and len(v) == 2 and not isinstance(v[1], bool) and \
+                type(v[1]).__name__ not in ("bool_", "bool"):
+            out.append(Variant(v[0], judge(float(v[1])), format(float(v[1]), fmt)))
+        else:
+            out.append(Variant(v[0], _bool(v[1], f"claim '{id}': variant {v[0]!r}"), str(v[2]) if len(v) > 2 else ""))
+    if not out:
+        raise ValueError(f"claim '{id}': variants given but empty")
+    return out
 
 
 class Claims:
@@ -108,7 +156,7 @@ class Claims:
         self.claims: dict[str, Claim] = {}
 
     def _add(self, claim: Claim, ok: bool, kind: str | None, control: Control | None,
-             scale: Scale | None) -> Claim:
+             scale: Scale | None, variants: list[Variant] | None = None) -> Claim:
         if claim.id in self.claims:
             raise ValueError(f"claim id '{claim.id}' recorded twice")
         kind = kind or UNCLASSIFIED
@@ -126,39 +174,50 @@ class Claims:
             claim.verdict = NOT_DISCRIMINATING
         else:
             claim.verdict = HOLDS
+        claim.base = claim.verdict
+        if variants is not None and claim.verdict != NOT_RUN:
+            claim.variants = [v.as_dict() for v in variants]
+            claim.flips = [v.choice for v in variants if v.ok != ok]
+            if claim.flips:
+                claim.verdict = FRAGILE
         self.claims[claim.id] = claim
         return claim
 
     def check(self, id: str, statement: str, *, paper: Any, ours: Any, ok: bool, criterion: str = "",
               stable: bool = True, kind: str | None = None, control: Control | tuple | None = None,
-              scale: Scale | None = None) -> Claim:
+              scale: Scale | None = None, variants: list | None = None) -> Claim:
         """A claim decided by a computed boolean ``ok`` (e.g. ``rank == T`` or ``err < 1e-10``). ``control``:
-        a :class:`Control`, or ``(description, passed[, value])`` computed by the same expression as ``ok``."""
+        a :class:`Control`, or ``(description, passed[, value])`` computed by the same expression as ``ok``;
+        ``variants``: :class:`Variant` or ``(choice, ok[, value])``, the same expression under each choice."""
         ok = _bool(ok, f"claim '{id}': ok")
         if isinstance(control, tuple):
             control = Control(control[0], _bool(control[1], f"claim '{id}': control"),
                               str(control[2]) if len(control) > 2 else "")
         return self._add(Claim(id, statement, str(paper), str(ours), criterion, "", stable), ok, kind,
-                         control, scale)
+                         control, scale, _variants(id, variants))
 
     def close(self, id: str, statement: str, *, paper: float, ours: float, rtol: float = 0.0,
               atol: float = 0.0, fmt: str = ".4g", stable: bool = False, paper_text: str | None = None,
-              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None) -> Claim:
+              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None,
+              variants: list | None = None) -> Claim:
         """A number that should match the paper's: holds when |ours - paper| <= atol + rtol*|paper|.
-        ``control=(description, alternative value)`` is judged by the same tolerance."""
+        ``control=(description, alternative value)`` and ``variants=[(choice, value)]`` are judged by the same
+        tolerance."""
         def within(x: float) -> bool:
             return math.isfinite(x) and abs(x - paper) <= atol + rtol * abs(paper)
         crit = " + ".join(s for s in (f"{atol:g}" if atol else "", f"{rtol:g}·|paper|" if rtol else "") if s)
         if isinstance(control, tuple):
             control = Control(control[0], within(float(control[1])), format(float(control[1]), fmt))
         return self._add(Claim(id, statement, paper_text or format(paper, fmt), format(ours, fmt),
-                               f"|ours − paper| ≤ {crit or '0'}", "", stable), within(ours), kind, control, scale)
+                               f"|ours − paper| ≤ {crit or '0'}", "", stable), within(ours), kind, control, scale,
+                         _variants(id, variants, within, fmt))
 
     def bound(self, id: str, statement: str, *, ours: float, upper: float | None = None,
               lower: float | None = None, paper: str = "", fmt: str = ".4g", stable: bool = False,
-              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None) -> Claim:
+              kind: str | None = None, control: Control | tuple | None = None, scale: Scale | None = None,
+              variants: list | None = None) -> Claim:
         """A measured value that must lie inside [lower, upper]. ``control=(description, alternative
-        value)`` is judged by the same interval."""
+        value)`` and ``variants=[(choice, value)]`` are judged by the same interval."""
         def inside(x: float) -> bool:
             return math.isfinite(x) and (upper is None or x <= upper) and (lower is None or x >= lower)
         crit = " ≤ ".join(s for s in (format(lower, fmt) if lower is not None else "", "ours",
@@ -166,7 +225,7 @@ class Claims:
         if isinstance(control, tuple):
             control = Control(control[0], inside(float(control[1])), format(float(control[1]), fmt))
         return self._add(Claim(id, statement, paper or crit, format(ours, fmt), crit, "", stable), inside(ours),
-                         kind, control, scale)
+                         kind, control, scale, _variants(id, variants, inside, fmt))
 
     def not_run(self, id: str, statement: str, *, paper: Any, reason: str, kind: str | None = None,
                 scale: Scale | None = None) -> Claim:
@@ -183,6 +242,11 @@ class Claims:
         """Ids of theorem and experiment claims that were run without a control."""
         return [c.id for c in self.claims.values()
                 if c.kind in EVIDENCE and c.control is None and c.verdict != NOT_RUN]
+
+    def missing_variants(self) -> list[str]:
+        """Ids of experiment claims and findings that were judged without a skeptic's variants."""
+        return [c.id for c in self.claims.values()
+                if c.kind in JUDGED and c.variants is None and c.verdict != NOT_RUN]
 
     # ---- display -------------------------------------------------------------------------
     def records(self) -> list[dict[str, Any]]:
@@ -209,6 +273,7 @@ class Claims:
     def summary(self) -> str:
         c = self.counts()
         nd = f", {c[NOT_DISCRIMINATING]} not discriminating" if c[NOT_DISCRIMINATING] else ""
+        nd += f", {c[FRAGILE]} fragile" if c[FRAGILE] else ""
         kinds = ", ".join(f"{v} {k}" for k, v in self.kinds().items())
         return (f"{len(self.claims)} claims ({kinds}): {c[HOLDS]} hold, {c[FAILS]} do not hold{nd}, "
                 f"{c[NOT_RUN]} not run at preset '{self.preset}'")
@@ -218,11 +283,25 @@ class Claims:
         print(self.summary())
         for c in self.claims.values():
             ctl = "" if c.control is None else f" | control {'passes' if c.control['passed'] else 'fails'}"
-            print(f"{c.id} [{c.kind}]: {c.verdict}" + (f" | ours = {c.ours}" if c.stable else "") + ctl)
+            frag = f" ({c.base}; flips under: {'; '.join(c.flips or [])})" if c.verdict == FRAGILE else ""
+            print(f"{c.id} [{c.kind}]: {c.verdict}{frag}" + (f" | ours = {c.ours}" if c.stable else "") + ctl)
 
 
 _BADGE = {HOLDS: ("✓ holds", "#1a7f37"), FAILS: ("✗ does not hold", "#cf222e"),
-          NOT_DISCRIMINATING: ("≈ not discriminating", "#8c959f"), NOT_RUN: ("– not run at this preset", "#6e7781")}
+          NOT_DISCRIMINATING: ("≈ not discriminating", "#8c959f"), NOT_RUN: ("– not run at this preset", "#6e7781"),
+          FRAGILE: ("⚠ fragile", "#9a6700")}
+
+
+def _verdict_html(r: dict[str, Any]) -> str:
+    """The verdict badge; a fragile claim says what our analysis gives and which variants flip it."""
+    label, colour = _BADGE[r["verdict"]]
+    out = f"<span style='color:{colour};font-weight:600;white-space:nowrap'>{label}</span>"
+    if r["verdict"] == FRAGILE:
+        out += (f"<br><small>{html.escape(r.get('base', ''))} under our analysis; flips under: "
+                f"{html.escape('; '.join(r.get('flips') or []))}</small>")
+    elif r.get("variants"):
+        out += f"<br><small>survives {len(r['variants'])} variants</small>"
+    return out
 
 
 def _control_html(r: dict[str, Any]) -> str:
@@ -247,13 +326,12 @@ def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
             "<th>paper</th><th>ours</th><th>criterion</th><th>control</th><th>scale</th><th>verdict</th>")
     rows = []
     for r in records:
-        label, colour = _BADGE[r["verdict"]]
         kind = r.get("kind", UNCLASSIFIED)
         rows.append(f"<tr data-kind='{e(kind)}'>" + (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
                     f"<td><code>{e(r['id'])}</code></td><td>{e(kind)}</td><td>{e(r['statement'])}</td>"
                     f"<td>{e(r['paper'])}</td><td>{e(r['ours'])}</td><td>{e(r['criterion'])}</td>"
                     f"<td>{_control_html(r)}</td><td>{_scale_html(r)}</td>"
-                    f"<td style='color:{colour};font-weight:600;white-space:nowrap'>{label}</td></tr>")
+                    f"<td>{_verdict_html(r)}</td></tr>")
     return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
