@@ -13,7 +13,7 @@ import pytest
 
 from lib.book import pages as bk_pages
 from lib.core import params
-from lib.core.claims import FAILS, from_notebook
+from lib.core.claims import FAILS, FRAGILE, from_notebook
 
 
 @pytest.mark.parametrize("chapter", bk_pages.toc_chapters())
@@ -27,6 +27,6 @@ def test_smoke_fails_only_where_the_book_fails(chapter, tmp_path):
     assert smoke, "the smoke run recorded no claims"
     book = {c["id"]: c["verdict"] for c in bk_pages.all_claims([chapter])}
     bad = {c["id"]: f"smoke: {c['ours']} (book: {book.get(c['id'], 'absent')})"
-           for c in smoke if c["verdict"] == FAILS and book.get(c["id"]) != FAILS}
+           for c in smoke if c["verdict"] == FAILS and book.get(c["id"]) not in (FAILS, FRAGILE)}
     assert not bad, ("claims that do not hold only because the smoke preset is small; give them a Scale with "
                      f"enough=False below their meaningful size: {bad}")
