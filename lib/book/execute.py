@@ -18,7 +18,15 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 from lib.core import params as _params
+from lib.book import verdicts
 from lib.book.fingerprint import BOOK, META, ROOT, RUNS, fingerprint
+
+
+def refs(chapter: str) -> dict[str, str]:
+    """The chapter package's ``REFS`` (claim-id head → the paper's name for it, where the ids' default parsing
+    misnames it, e.g. ``thm11`` → "Theorem 1.1"); empty when it declares none."""
+    import importlib
+    return getattr(importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}"), "REFS", {})
 
 def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool = True,
             run_dir: Path | None = None) -> dict[str, Any]:
@@ -53,6 +61,7 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
               "commit": _git_commit(), "machine": repro.describe(dev),
               "versions": repro.versions(), "device": dev.type}
     nb.metadata[META] = record
+    verdicts.annotate(nb, refs(chapter))   # the verdict box, and anchors between the claims table and the text
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
         tags = cell.metadata.setdefault("tags", [])
         if ("parameters" in tags or "injected-parameters" in tags) and "hide-input" not in tags:

@@ -30,14 +30,24 @@ def all_claims(chapters: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-_FILTER = """<p><label><input type="checkbox" id="evidence-only"> show the evidence only (theorem and
-experiment claims; sanity checks, findings and unclassified claims hidden)</label></p>
+_FILTER = """<p class="claims-filter"><label><input type="checkbox" id="evidence-only"> evidence only (theorem and
+experiment claims)</label> &nbsp; <label>verdict <select id="verdict-filter"><option value="">any</option>
+<option>holds</option><option>does not hold</option><option>not discriminating</option><option>fragile</option>
+<option>not run at this preset</option></select></label> &nbsp; <label>chapter <select id="chapter-filter">
+<option value="">any</option>CHAPTER_OPTIONS</select></label></p>
 <script>
-document.getElementById("evidence-only").addEventListener("change", function (e) {
+function filterClaims() {
+  var ev = document.getElementById("evidence-only").checked;
+  var v = document.getElementById("verdict-filter").value, c = document.getElementById("chapter-filter").value;
   document.querySelectorAll("table.claims-table tr[data-kind]").forEach(function (row) {
     var k = row.getAttribute("data-kind");
-    row.style.display = (e.target.checked && k !== "theorem" && k !== "experiment") ? "none" : "";
+    var hide = (ev && k !== "theorem" && k !== "experiment") || (v && row.getAttribute("data-verdict") !== v) ||
+               (c && row.getAttribute("data-chapter") !== c);
+    row.style.display = hide ? "none" : "";
   });
+}
+["evidence-only", "verdict-filter", "chapter-filter"].forEach(function (id) {
+  document.getElementById(id).addEventListener("change", filterClaims);
 });
 </script>"""
 
@@ -83,7 +93,9 @@ def results_page(chapters: list[str] | None = None) -> str:
         lines += [f"| {r['chapter']} | `{r['id']}` | {r.get('base', '')} | {'; '.join(r.get('flips') or []).replace('|', '∣')} |"
                   for r in fragile]
         lines.append("")
-    lines += ["## All claims", "", "```{raw} html", _FILTER, to_html(records, with_chapter=True), "```", ""]
+    lines += ["## All claims", "", "```{raw} html",
+              _FILTER.replace("CHAPTER_OPTIONS", "".join(f"<option>{c}</option>" for c in chapters)),
+              to_html(records, with_chapter=True), "```", ""]
     return "\n".join(lines)
 
 

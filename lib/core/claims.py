@@ -318,20 +318,37 @@ def _scale_html(r: dict[str, Any]) -> str:
     return "" if not s else f"ours: {html.escape(s['ours'])}<br>paper: {html.escape(s['paper'])}"
 
 
-def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
-    """Render claim records as an HTML table (used in chapters and on the results page). Each row carries
-    ``data-kind`` so that a page can filter to the evidence (theorem and experiment claims)."""
+def _details_html(r: dict[str, Any]) -> str:
+    """Criterion, control, scale and variants, folded (the table fits the text column)."""
     e = html.escape
-    head = ("<th>chapter</th>" if with_chapter else "") + ("<th>claim</th><th>kind</th><th>statement</th>"
-            "<th>paper</th><th>ours</th><th>criterion</th><th>control</th><th>scale</th><th>verdict</th>")
+    parts = [f"<b>criterion</b>: {e(r['criterion'])}"] if r.get("criterion") else []
+    ctl = _control_html(r)
+    parts += [f"<b>control</b>: {ctl}"] if ctl else []
+    sc = _scale_html(r)
+    parts += [f"<b>scale</b>: {sc}"] if sc else []
+    if r.get("variants"):
+        vs = "".join(f"<li>{'✓' if v['ok'] else '✗'} {e(v['choice'])}" + (f" ({e(v['value'])})" if v.get("value") else "")
+                     + "</li>" for v in r["variants"])
+        parts.append(f"<b>variants</b> (the criterion under a skeptic's analysis choices):<ul>{vs}</ul>")
+    return f"<details><summary>details</summary>{'<br>'.join(parts)}</details>" if parts else ""
+
+
+def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
+    """Render claim records as an HTML table (used in chapters and on the results page): verdict first, then the
+    claim, the paper's value and ours; criterion, control, scale and variants folded. Each row carries ``id``
+    (``row-<claim id>``), ``data-kind``, ``data-verdict`` and ``data-chapter`` for links and filters."""
+    e = html.escape
+    head = ("<th>verdict</th>" + ("<th>chapter</th>" if with_chapter else "") +
+            "<th>claim</th><th>paper</th><th>ours</th>")
     rows = []
     for r in records:
         kind = r.get("kind", UNCLASSIFIED)
-        rows.append(f"<tr data-kind='{e(kind)}'>" + (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
-                    f"<td><code>{e(r['id'])}</code></td><td>{e(kind)}</td><td>{e(r['statement'])}</td>"
-                    f"<td>{e(r['paper'])}</td><td>{e(r['ours'])}</td><td>{e(r['criterion'])}</td>"
-                    f"<td>{_control_html(r)}</td><td>{_scale_html(r)}</td>"
-                    f"<td>{_verdict_html(r)}</td></tr>")
+        rid = f"{r.get('chapter', '')}-{r['id']}" if with_chapter else r["id"]
+        rows.append(f"<tr id='row-{e(rid)}' data-kind='{e(kind)}' data-verdict='{e(r['verdict'])}' "
+                    f"data-chapter='{e(r.get('chapter', ''))}'><td>{_verdict_html(r)}</td>" +
+                    (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
+                    f"<td><code>{e(r['id'])}</code> <small>({e(kind)})</small><br>{e(r['statement'])}"
+                    f"{_details_html(r)}</td><td>{e(r['paper'])}</td><td>{e(r['ours'])}</td></tr>")
     return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
