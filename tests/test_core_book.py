@@ -130,3 +130,13 @@ def test_sources_have_no_control_characters(chapter):
     nb = nbformat.read(ROOT / "notebooks" / f"{chapter}.ipynb", as_version=4)
     bad = [(i, repr(ch)) for i, c in enumerate(nb.cells) for ch in set(c.source) if ord(ch) < 32 and ch not in "\n\t"]
     assert not bad, f"control characters in notebooks/{chapter}.ipynb (cell, character): {bad}"
+
+
+def test_a_device_this_machine_lacks_is_refused_before_anything_runs(tmp_path):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    r = subprocess.run([sys.executable, "-m", "lib", "run", "notation", "--device", "cuda"], cwd=params.ROOT,
+                       env=dict(os.environ, ATR_RUNS=str(tmp_path)), capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0 and "parameter 'device'" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not any(tmp_path.iterdir())

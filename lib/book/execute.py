@@ -107,6 +107,7 @@ def rerun(chapter: str, preset: str, overrides: Mapping[str, str], progress: boo
     """A reader's rerun: validate, execute into a fresh ``runs/<id>/<stamp>-<preset>/``, record it."""
     spec = _params.load(chapter)
     values = spec.resolve(preset, overrides, parse_strings=True)
+    _check_device(values["device"])
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = out_root / chapter / f"{stamp}-{preset}"
     i = 1
@@ -130,6 +131,7 @@ def resume(folder: str | Path, progress: bool = True) -> Path:
     req = json.loads(req_file.read_text())
     chapter, preset, overrides = req["chapter"], req["preset"], req["overrides"]
     values = _params.load(chapter).resolve(preset, overrides, parse_strings=True)
+    _check_device(values["device"])
     from lib.engine.sweep import Store
     sweeps = folder / "sweeps"
     stored = sum(len(Store(d).keys()) for d in sweeps.iterdir() if d.is_dir()) if sweeps.is_dir() else 0
@@ -137,6 +139,15 @@ def resume(folder: str | Path, progress: bool = True) -> Path:
           file=sys.stderr)
     (folder / "FAILED.txt").unlink(missing_ok=True)
     return _run_in(folder, chapter, preset, overrides, values, progress)
+
+
+def _check_device(device: str) -> None:
+    """A device this machine lacks is a parameter error, raised before anything executes."""
+    from lib.core import repro
+    try:
+        repro.resolve_device(device)
+    except ValueError as exc:
+        raise _params.ParameterError(str(exc)) from None
 
 
 def _run_in(folder: Path, chapter: str, preset: str, overrides: Mapping[str, str], values: dict,
