@@ -60,6 +60,20 @@ def test_book_chapter_is_executed_and_fresh(chapter):
 def test_generated_pages_are_up_to_date():
     assert (ROOT / "book" / "results.md").read_text() == bk_pages.results_page(), "run `python -m lib results`"
     assert (ROOT / "book" / "library.md").read_text() == bk_pages.library_page(), "run `python -m lib results`"
+    assert (ROOT / "book" / "errata.md").read_text() == bk_pages.errata_page(), "run `python -m lib results`"
+    assert (ROOT / "book" / "statistics.md").read_text() == bk_pages.statistics_page(), "run `python -m lib results`"
+
+
+def test_errata_entries_name_their_evidence_and_sureness(monkeypatch):
+    from lib.core.claims import FINDING, Claims
+    C = Claims("mha-memorization")
+    C.check("param-count", "the count omits W_O", paper="2Hdd_h", ours="504 vs 408", ok=True, kind=FINDING,
+            variants=[("W_O counted with W_V", True)])
+    monkeypatch.setattr(bk_pages, "all_claims", lambda chapters=None: C.records())
+    monkeypatch.setattr(bk_pages, "errata", lambda c: {"param-count": ("error", "omits W_O")}
+                        if c == "mha-memorization" else {})
+    page = bk_pages.errata_page(["mha-memorization"])
+    assert "| error | 2Hdd_h | omits W_O |" in page and "#row-param-count" in page and "survives 1 variant " in page
 
 
 def test_claims_json_command():

@@ -1,10 +1,13 @@
-"""The static site builds strictly (warnings are errors) and renders its math offline.
+"""The static site builds strictly (warnings are errors), renders its math offline, and fits the screen.
 
-Builds the book into a temporary folder from the executed chapters (nothing is re-executed), then
-loads a page with math in headless Chromium, with no network, and checks that MathJax (vendored in
-_vendor/mathjax) typeset it. Skipped when Chromium is not installed (scripts/ensure-chromium.sh
-installs it where it can).
+Builds the book into a temporary folder from the executed chapters (nothing is re-executed), then loads every
+page in headless Chromium, with no network, and checks: MathJax (vendored in _vendor/mathjax) typeset the math
+with no error; no TeX is left unrendered or mis-delimited in the text (a literal ``$``, or ``\\le`` outside math);
+no page overflows horizontally at 1280 px or on a 390 px phone; no display equation is clipped. Each check is
+shown to fail on a page with the defect injected. Skipped when Chromium is not installed
+(scripts/ensure-chromium.sh installs it where it can).
 """
+import html
 import re
 import shutil
 import subprocess
@@ -28,20 +31,45 @@ def site(tmp_path_factory):
 
 
 def test_pages_exist_and_load_no_cdn(site):
-    for page in ("book/intro.html", "book/notation.html", "book/results.html", "book/references.html"):
+    for page in ("book/intro.html", "book/notation.html", "book/results.html", "book/references.html",
+                 "book/errata.html"):
         html = (site / page).read_text()
         assert "cdn.jsdelivr.net/npm/mathjax" not in html, page
+        assert "executablebooks/jupyter-book" not in html, f"{page} points at Jupyter Book's own repository"
     assert (site / "_static" / "mathjax" / "tex-chtml-full.js").exists()
 
 
-def _render(pages: list[Path]) -> dict[Path, str]:
-    """The DOM of each page after MathJax ran, in headless Chromium with no network (if allowed)."""
+# Appended to a copy of a page: once MathJax has typeset it, record the page's horizontal overflow (px) and the
+# display equations wider than their box, in an element that --dump-dom shows.
+MEASURE = """<script>
+window.addEventListener("load", function () {
+  var mj = window.MathJax && MathJax.startup && MathJax.startup.promise;
+  (mj || Promise.resolve()).then(function () {
+    var d = document.documentElement, clipped = 0;
+    document.querySelectorAll('mjx-container[display="true"]').forEach(function (m) {
+      var box = m.parentElement.getBoundingClientRect(), r = m.getBoundingClientRect();
+      if (r.width > box.width + 1 || m.scrollWidth > m.clientWidth + 1) clipped++;
+    });
+    var out = document.createElement("div");
+    out.id = "atr-measure";
+    out.setAttribute("data-overflow", String(d.scrollWidth - d.clientWidth));
+    out.setAttribute("data-clipped", String(clipped));
+    document.body.appendChild(out);
+  });
+});
+</script>"""
+
+
+def _render(pages: list[Path], width: int = 1280, height: int = 900) -> dict[Path, str]:
+    """The DOM of each page after MathJax ran, in headless Chromium at ``width``×``height`` with no network
+    (if allowed)."""
     cmd = ["unshare", "-n"] if shutil.which("unshare") and subprocess.run(
         ["unshare", "-n", "true"], capture_output=True).returncode == 0 else []
     out = {}
     for page in pages:
-        r = subprocess.run(cmd + [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                                  "--virtual-time-budget=15000", "--dump-dom", page.as_uri()],
+        r = subprocess.run(cmd + [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                  f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
+                                  page.as_uri()],
                            capture_output=True, text=True, timeout=180)
         assert r.stdout, r.stderr[-2000:]
         out[page] = r.stdout
@@ -54,10 +82,46 @@ def math_errors(dom: str) -> list[str]:
         (["<mjx-merror> without a message"] if "<mjx-merror" in dom and 'data-mjx-error="' not in dom else [])
 
 
+def stray_tex(dom: str) -> list[str]:
+    """TeX left in the rendered text: a literal ``$`` or a TeX command such as ``\\le`` outside math, code and
+    scripts (the page's text after MathJax ran)."""
+    body = dom.split("<body", 1)[-1]
+    for tag in ("script", "style", "code", "pre", "mjx-container", "textarea", "mjx-assistive-mml"):
+        body = re.sub(rf"<{tag}[\s>].*?</{tag}>", " ", body, flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", body))
+    return [m.group(0) for m in re.finditer(r".{0,30}(\$|\\[A-Za-z]+).{0,30}", text)]
+
+
+def measure(page: Path, width: int, height: int) -> dict[str, int]:
+    """Horizontal overflow (px) and clipped display equations of ``page`` at ``width``×``height``."""
+    copy = page.with_name(page.stem + "-measured.html")
+    copy.write_text(page.read_text().replace("</body>", MEASURE + "</body>", 1))
+    try:
+        dom = _render([copy], width, height)[copy]
+    finally:
+        copy.unlink()
+    m = re.search(r'id="atr-measure" data-overflow="(-?\d+)" data-clipped="(\d+)"', dom)
+    assert m, "the measuring script did not run"
+    return {"overflow": int(m.group(1)), "clipped": int(m.group(2))}
+
+
+def _inject(page: Path, name: str, snippet: str) -> Path:
+    text = page.read_text()
+    out = page.with_name(name)
+    out.write_text(text.replace("</article>", snippet + "</article>", 1) if "</article>" in text else text + snippet)
+    return out
+
+
 @pytest.fixture(scope="module")
 def rendered(site):
     pages = sorted((site / "book").glob("*.html"))
     return _render(pages)
+
+
+@pytest.fixture(scope="module")
+def measured(site):
+    pages = sorted((site / "book").glob("*.html"))
+    return {(p.name, w): measure(p, w, h) for p in pages for w, h in ((1280, 900), (390, 844))}
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
@@ -89,3 +153,35 @@ def test_an_injected_math_error_is_caught(site, tmp_path):
     finally:
         broken.unlink()
     assert math_errors(dom), "an injected MathJax error was not detected"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
+def test_no_stray_tex_on_any_page(rendered):
+    stray = {p.name: stray_tex(d)[:3] for p, d in rendered.items()}
+    assert not any(stray.values()), {k: v for k, v in stray.items() if v}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
+def test_no_page_overflows_and_no_equation_is_clipped(measured):
+    over = {k: v["overflow"] for k, v in measured.items() if v["overflow"] > 0}
+    clipped = {k: v["clipped"] for k, v in measured.items() if k[1] == 1280 and v["clipped"]}
+    assert not over, f"pages wider than the screen (px): {over}"
+    assert not clipped, f"display equations wider than their box at 1280 px: {clipped}"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
+def test_injected_layout_and_tex_defects_are_caught(site):
+    """Each check above can fail: a copy of a page with stray TeX, a block wider than the screen, and a display
+    equation wider than its box."""
+    page = site / "book" / "notation.html"
+    tex = _inject(page, "injected-tex.html", "<p>Then $ x withd_{TV} \\le 1 in the L^1 convention</p>")
+    wide = _inject(page, "injected-wide.html", '<div style="width:3000px;min-width:3000px">wide</div>')
+    eq = _inject(page, "injected-eq.html", '<div class="math notranslate nohighlight">\\[' + " + ".join(
+        f"x_{{{i}}}" for i in range(300)) + "\\]</div>")
+    try:
+        assert stray_tex(_render([tex])[tex]), "stray TeX was not detected"
+        assert measure(wide, 1280, 900)["overflow"] > 0, "a page wider than the screen was not detected"
+        assert measure(eq, 1280, 900)["clipped"] > 0, "a clipped display equation was not detected"
+    finally:
+        for p in (tex, wide, eq):
+            p.unlink()

@@ -7,7 +7,7 @@
     baseline [<chapter> ...]                            re-execute chapters at the book preset into book/
     build-chapters                                      re-execute only the stale chapters in book/
     stale                                               list the chapters whose book/ page is stale
-    results                                             write book/results.md and book/library.md
+    results                                             write the generated pages (results, errata, statistics, library)
     claims [--chapter C]                                every claim of the executed chapters, as JSON
     params-cell <chapter>                               the source of the chapter's `parameters` cell
     evidence <chapter> [<name> ...] [--workers N]       run or resume paper-scale evidence sweeps into

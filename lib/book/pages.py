@@ -99,6 +99,49 @@ def results_page(chapters: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+def errata(chapter: str) -> dict[str, tuple[str, str]]:
+    """The chapter package's ``ERRATA``: claim id → (category, what is wrong), for the findings that are errors,
+    gaps or misprints of the paper (not observations of ours)."""
+    import importlib
+    return getattr(importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}"), "ERRATA", {})
+
+
+def _sureness(r: dict[str, Any]) -> str:
+    if r["verdict"] == FRAGILE:
+        return f"fragile: {r.get('base', '')} under our analysis, flips under {'; '.join(r.get('flips') or [])}"
+    if r["verdict"] != HOLDS:
+        return f"not established ({r['verdict']})"
+    how = "exact computation" if r.get("stable") else "measured"
+    n = len(r.get("variants") or [])
+    return f"{how}; survives {n} variant{'s' * (n != 1)} of the analysis" if n else f"{how}; no variants declared"
+
+
+def errata_page(chapters: list[str] | None = None) -> str:
+    """The Markdown of ``book/errata.md``: every error, gap or misprint the chapters found in their papers, each
+    with the paper's words, what is wrong, the evidence (claim id and our numbers) and how sure we are."""
+    chapters = chapters if chapters is not None else toc_chapters()
+    records = {(r["chapter"], r["id"]): r for r in all_claims(chapters)}
+    lines = ["# Errata", "",
+             "Every error, gap or misprint this book found in the papers it reproduces, generated from the chapters' "
+             "claims ledgers (`python -m lib results`). Each entry gives the paper's words (or our reading of them, "
+             "where the extracted text lost its symbols), what is wrong, the evidence (the claim that checks it, "
+             "with our numbers; follow the link to the check) and how sure we are: an exact computation, or a "
+             "measurement that survives the analysis variants a skeptic would try, or *fragile* when a variant "
+             "flips it.", ""]
+    for c in chapters:
+        entries = [(records[(c, i)], cat, what) for i, (cat, what) in errata(c).items() if (c, i) in records]
+        if not entries:
+            continue
+        lines += [f"## {_params.load(c).title}", "", "| | the paper | what is wrong | evidence | how sure |",
+                  "|---|---|---|---|---|"]
+        for r, cat, what in entries:
+            cell = [cat, r["paper"], what or r["statement"], f"<a href=\"{c}.html#row-{r['id']}\"><code>{r['id']}</code></a>: {r['ours']}",
+                    _sureness(r)]
+            lines.append("| " + " | ".join(x.replace("|", "∣").replace("\n", " ") for x in cell) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 _LAYERS = [("lib.core", "Core: what every chapter uses"), ("lib.engine", "Engine: batched training and sweeps"),
            ("lib.chapters", "Chapters: one package per paper"), ("lib.book", "Book: runs, pages, the command line")]
 
@@ -187,13 +230,34 @@ def statistics_page(chapters: list[str] | None = None) -> str:
                      f"{m.get('cpu_s', '—')} | {str(m.get('executed', ''))[:10]} | `{str(m.get('commit', '—'))[:10]}` | "
                      f"{m.get('machine', m.get('device', '—'))} | {torch} | "
                      f"{100 * code_share(BOOK / f'{c}.ipynb'):.0f}% |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _evidence_rows(chapters)) + "\n"
+
+
+def _evidence_rows(chapters: list[str]) -> list[str]:
+    """The stored paper-scale runs each chapter reads (``book/evidence/``): sweeps, points and CPU-hours."""
+    from lib.book import evidence as E
+    lines = ["", "## Stored evidence", "",
+             "The paper-scale numbers of a chapter are not computed when its page executes: they are read from "
+             "stored runs (`python -m lib evidence`, each point with its manifest: code fingerprint, commit, "
+             "machine, CPU-seconds, date). The CPU-hours are those measured when the points were trained.", "",
+             "| chapter | sweeps | points stored / declared | CPU-hours | stale sweeps |", "|---|---|---|---|---|"]
+    total = 0.0
+    for c in chapters:
+        if c not in E.chapters():
+            continue
+        evs = [E.load(c, name) for name in E.sweeps(c)]
+        hours = sum(ev.cpu_hours for ev in evs)
+        total += hours
+        lines.append(f"| [{c}]({c}.ipynb) | {len(evs)} | {sum(len(ev.points) for ev in evs)} / "
+                     f"{sum(ev.total for ev in evs)} | {hours:.2f} | {sum(ev.stale for ev in evs)} |")
+    lines += ["", f"In all: {total:.1f} CPU-hours of stored training."]
+    return lines
 
 
 def write_results() -> list[Path]:
     """Write the generated pages (results, library) when their text changed."""
     out = []
-    for name, text in (("results.md", results_page()), ("library.md", library_page()),
+    for name, text in (("results.md", results_page()), ("errata.md", errata_page()), ("library.md", library_page()),
                        ("statistics.md", statistics_page())):
         path = BOOK / name
         if not path.exists() or path.read_text() != text:
