@@ -50,3 +50,29 @@ def test_a_page_without_a_ledger_is_left_alone():
     nb.cells = [nbformat.v4.new_markdown_cell("# Intro")]
     verdicts.annotate(nb)
     assert len(nb.cells) == 1
+
+
+def test_a_figure_shown_with_a_caption_becomes_a_numbered_figure(monkeypatch):
+    import matplotlib
+    matplotlib.use("Agg")
+    import pytest
+
+    from lib.book import captions
+    from lib.core import plots
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda data, metadata, raw: shown.append((data, metadata)))
+    fig, ax = plots.subplots()
+    ax[0].plot([0, 1], [0, 1])
+    plots.show(fig, "The line y = x: ours on the diagonal.", "fig-line")
+    data, meta = shown[0]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("plot()")]
+    nb.cells[0].outputs = [nbformat.v4.new_output("display_data", data=data, metadata=meta)]
+    assert captions.caption_cells(nb) == 1
+    assert nb.cells[0].metadata["mystnb"]["figure"] == {"caption": "The line y = x: ours on the diagonal.",
+                                                       "name": "fig-line"}
+    nb.cells[0].outputs.append(nbformat.v4.new_output("display_data", data={"text/plain": "x"}))
+    with pytest.raises(ValueError, match="only display output"):
+        captions.caption_cells(nb)
+    with pytest.raises(ValueError, match="caption"):
+        plots.show(fig, "", "fig-x")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 from lib.core import params as _params
-from lib.book import verdicts
+from lib.book import captions, verdicts
 from lib.book.fingerprint import BOOK, META, ROOT, RUNS, fingerprint
 
 
@@ -62,6 +62,7 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
               "versions": repro.versions(), "device": dev.type}
     nb.metadata[META] = record
     verdicts.annotate(nb, refs(chapter))   # the verdict box, and anchors between the claims table and the text
+    captions.caption_cells(nb)             # figures shown with lib.core.plots.show: numbered and captioned
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
         tags = cell.metadata.setdefault("tags", [])
         if ("parameters" in tags or "injected-parameters" in tags) and "hide-input" not in tags:

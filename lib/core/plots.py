@@ -70,3 +70,22 @@ def heatmap(ax, M: np.ndarray, xlabels: Sequence | None = None, ylabels: Sequenc
     if colorbar:
         ax.figure.colorbar(im, ax=ax, shrink=0.85)
     return im
+
+
+FIGURE_KEY = "atr_figure"   # output metadata that lib.book.captions turns into a numbered, captioned figure
+
+
+def show(fig, caption: str, name: str) -> None:
+    """Display ``fig`` as a numbered figure with ``caption`` (what is plotted, and what to look for) and the label
+    ``name`` (cross-references: ``{numref}`name```). One captioned figure per notebook cell."""
+    import base64
+    import io
+
+    from IPython.display import display
+    if not caption.strip() or not name.strip():
+        raise ValueError("a figure needs a caption and a name")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    display({"image/png": base64.b64encode(buf.getvalue()).decode(), "text/plain": f"<Figure: {name}>"},
+            metadata={FIGURE_KEY: {"caption": caption, "name": name}}, raw=True)
