@@ -11,7 +11,7 @@ from lib.chapters.depth_width import bounds
 from lib.chapters.depth_width import depthseries as ds
 from lib.chapters.depth_width import series_report as dr
 from lib.chapters.depth_width.bounds import multiset
-from lib.core.claims import HOLDS, NOT_RUN, Claims
+from lib.core.claims import HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 from lib.engine import sweep
 
 
@@ -105,6 +105,12 @@ def test_report_claims_and_stale(stored, tmp_path, capsys):
     for cid in ("lemma6-network-L3", "lemma6-network-L4", "series-thm3"):
         assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
     assert [t["width"] for t in stored[0]["width_table"]] == [17, 231, 6, 4537, 13, None, 48, 2639, 11]
+    assert C.missing_variants() == []
+    assert C.claims["ours-N4-generic"].verdict == HOLDS and "2640 → 3102" in C.claims["ours-N4-generic"].ours
+    w = C.claims["width-to-match"]          # Corollary 2's bounded factor also asks for a wider network
+    assert w.verdict == NOT_DISCRIMINATING and w.control["passed"] is True and w.flips == []
+    g = C.claims["series-growth"]            # re-judged at N = 6 (d_x = 3: 3.63 -> 3.78), it still holds
+    assert g.verdict == HOLDS and "3.78" in g.variants[0]["value"] and not g.flips
     root = tmp_path / "evidence"
     for n in dr.SWEEPS:
         shutil.copytree(EV.folder(dr.CHAPTER, n), root / dr.CHAPTER / n)

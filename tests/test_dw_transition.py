@@ -52,3 +52,49 @@ def test_declared_grids():
     assert all(lm.matched_steps(1, s, E.STEPS, T=E.RECIPE["T"], batch=E.RECIPE["batch"], vocab=E.RECIPE["vocab"]) == E.STEPS for s in E.SIZES)
     assert all(p["steps"] > E.STEPS for p in E.FLOPS_POINTS)       # narrower embeddings: more steps for equal FLOPs
     assert [p["seed"] for p in E.POINTS[:len(E.DEPTHS) * len(E.SIZES)]] == [0] * (len(E.DEPTHS) * len(E.SIZES))
+
+
+def test_agreement_with_eq10_and_the_null_control():
+    """lm-cpu-transition's judge: the procedure's outcome against a prediction; with no transition in the grid and
+    none predicted, the null (no transition at any size) agrees too: the verdict is not discriminating."""
+    found = {(1, 2): [_cell(1e3, 10, -0.2), _cell(2e3, 14, 0.0), _cell(4e3, 20, 0.2), _cell(8e3, 28, 0.3)]}
+    none = {(1, 2): [_cell(1e3, 10, -0.2), _cell(2e3, 14, -0.2)]}
+    null = {(1, 2): dict(found=False, width=None)}
+    assert T.agrees(found, {(1, 2): dict(found=True, width=18.0)})[0]
+    assert not T.agrees(found, {(1, 2): dict(found=True, width=30.0)})[0]          # outside the error bar
+    assert not T.agrees(found, null)[0]
+    assert T.agrees(none, null)[0] and T.agrees(none, {(1, 2): dict(found=False, width=163.0)})[0]
+    p = T.eq10_prediction((1, 2), none[(1, 2)], 5.039, 0.0555)
+    assert round(p["width"]) == 163 and 3.1e5 < p["N"] < 3.3e5 and not p["found"]
+    assert round(T.eq10_prediction((2, 4), none[(1, 2)], 5.039, 0.0555)["width"]) == 172
+
+
+def test_literal_threshold_judge_and_its_control():
+    cs = {(1, 2): [_cell(1e3, 10, -0.2), _cell(2e3, 14, -0.2), _cell(4e3, 20, -0.2)]}
+    assert T.threshold_refuted(cs, lambda p: 3 ** p[0])[0]
+    assert not T.threshold_refuted(cs, lambda p: 163)[0]                             # no width past it: no test
+    assert not T.threshold_refuted({(1, 2): cs[(1, 2)] + [_cell(8e3, 28, 0.3)]}, lambda p: 3)[0]
+
+
+def test_stored_transition_claims_and_their_variants():
+    """On the stored sweep: the transition is not discriminating against eq. 10 (no variant flips it); the literal
+    threshold 3^L is refuted and survives every variant (one seed left out keeps 14 of 15 sizes significant)."""
+    import pytest
+    from lib.core.claims import HOLDS, NOT_DISCRIMINATING, Claims
+    ev, fl = T.load()
+    if not ev.complete:
+        pytest.skip("no stored transition sweep")
+    C = Claims("depth-width")
+    out = T.claims(C, ev, fl)
+    T.control_claims(C, ev, fl, out)
+    T.fit_finding(C, out)
+    assert C.missing_variants() == []
+    tr = C.claims["lm-cpu-transition"]
+    assert tr.verdict == NOT_DISCRIMINATING and tr.control["passed"] and tr.flips == [] and len(tr.variants) == 7
+    th = C.claims["lm-cpu-threshold-3L"]
+    assert th.verdict == HOLDS and th.control["passed"] is False
+    assert "14/15" in next(v["value"] for v in th.variants if v["choice"] == "seed 2 left out")
+    we = C.claims["lm-cpu-width-efficiency"]
+    assert we.verdict == HOLDS and "3.1e+04" in we.ours and "6.6e+04" in we.ours
+    g = out.extra["overfit"]
+    assert 0.2 < min(g["gap"].values()) and max(g["gap"].values()) < 0.3 and 13 < g["tpp"][0]

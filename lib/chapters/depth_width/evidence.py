@@ -26,13 +26,15 @@ The exact computations (:mod:`~lib.chapters.depth_width.depthseries`, no optimis
 cheap points, every field equal): ``lemma6``, Lemma 6's construction run on the network; ``rank-series``, the
 exact N = 4 separation ranks of the depth series; ``width-points``, the L = 2 ranks at the widths
 :func:`~lib.chapters.depth_width.depthseries.width_candidates` names for the series' L ≥ 3 ranks 232 and 2640
-(the page certifies the smallest width to match from them). Measured CPU-seconds (one thread): Lemma 6 under 0.3
+(the page certifies the smallest width to match from them); ``rank-series-n6``, four of the series' points again at
+N = 6 (N = 4 is not generic at L = 3: d_x = 3 gives 2640 at N = 4, 3102 at N = 6; 10 CPU-s per point, function
+:func:`~lib.chapters.depth_width.series_report.n6_points`). Measured CPU-seconds (one thread): Lemma 6 under 0.3
 per point but d_x = 29 (14) and d_x = 83 (25); the series under 0.1 but (3, 3) (19) and (2, 4) (85); the widths
 0.1, 0.35, 15 and 34; 194 in all.
 """
 from __future__ import annotations
 
-from lib.chapters.depth_width import depthseries, lm
+from lib.chapters.depth_width import depthseries, lm, series_report
 
 DEPTHS = (1, 2, 4)
 SIZES = (1.5e3, 3.2e3, 6.8e3, 1.5e4, 3.1e4, 6.6e4, 1.4e5, 3.0e5)    # geometric, ratio ≈ 2.15
@@ -47,6 +49,7 @@ LEMMA6 = [dict(d_x=7, L=3, H=1, d=3), dict(d_x=7, L=4, H=1, d=3), dict(d_x=29, L
           dict(d_x=83, L=4, H=1, d=4),                        # V supported on 4 of its 41 columns
           dict(d_x=14, L=2, H=2, d=6), dict(d_x=15, L=2, H=3, d=6), dict(d_x=14, L=3, H=2, d=6)]   # H > 1: the finding
 SERIES = [dict(d_x=2, L=L) for L in (1, 2, 3, 4)] + [dict(d_x=3, L=L) for L in (1, 2, 3)]
+SERIES_N6 = [dict(d_x=2, L=2), dict(d_x=3, L=2), dict(d_x=2, L=3), dict(d_x=3, L=3)]   # is N = 4 generic at L = 3?
 WIDTHS = [dict(d_x=w, L=2) for w in (5, 6, 10, 11)]     # 4538's candidates (12, 13) cost > 2 CPU-minutes each
 EXACT_RANKS = {"rank": 0, "rank_unnormalised": 0, "rank_lambda_minus_1": 0, "proportional": 0}   # the test compares these
 CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cpu-fit"]
@@ -77,6 +80,11 @@ SWEEPS = {
         what="exact separation ranks at N = 4, H = 1: d_x = 2 up to L = 4, d_x = 3 up to L = 3",
         paper="bounds only (Theorems 1-3), no measured rank",
         verify=dict(exact=True, units=1, fields={"rank": 0}, points=[SERIES[1], SERIES[5], SERIES[2]])),
+    "rank-series-n6": dict(
+        fn=series_report.n6_points, points=SERIES_N6, group_by=["d_x", "L"], config=dict(N=6, H=1), cost_s=10.1,
+        budget_h=0.05, claims=["ours-N4-generic", "series-growth", "width-to-match"],
+        what="exact separation ranks at N = 6, H = 1, L = 2, 3 (d_x = 2, 3): the N = 4 series' points re-measured",
+        paper="bounds only, independent of N", verify=dict(exact=True, units=1, fields={"rank": 0}, points=SERIES_N6[:2])),
     "width-points": dict(
         fn=depthseries.series_points, points=WIDTHS, group_by=["d_x", "L"], config=dict(N=4, H=1), cost_s=12.5,
         budget_h=0.05, claims=["series-thm3", "width-to-match"],

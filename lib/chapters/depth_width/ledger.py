@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 from lib.chapters.depth_width import bounds as B
-from lib.core.claims import FINDING, THEOREM, Claims, Control
+from lib.chapters.depth_width.checks import Case
+from lib.core.claims import FINDING, THEOREM, Claims, Control, Variant
 
 EPS = 1e-9
 
@@ -46,12 +47,14 @@ def network_claims(C: Claims, errs: list[float], exact_eq: list[bool], homog: li
 
 
 def float_claim(C: Claims, demos: list[dict]) -> None:
-    bad = [r for r in demos if r["L"] >= 3 and r["float_ranks"][1e-9] != r["exact"]]
-    n3 = sum(r["L"] >= 3 for r in demos)
+    def differs(t: float) -> tuple[bool, str]:
+        bad = [r for r in demos if r["L"] >= 3 and r["float_ranks"][t] != r["exact"]]
+        n3 = sum(r["L"] >= 3 for r in demos)
+        return n3 > 0 and len(bad) == n3, f"float rank ({t:g}) ≠ exact rank in {len(bad)}/{n3} cases with L ≥ 3"
+    ok, val = differs(1e-9)
     C.check("ours-float-unreliable", "Ours: float64 SVD cannot measure these ranks at L ≥ 3", kind=FINDING,
-            paper="— (the paper computes no ranks)",
-            ours=f"float rank (1e-9) ≠ exact rank in {len(bad)}/{n3} cases with L ≥ 3",
-            ok=n3 > 0 and len(bad) == n3, criterion="every L ≥ 3 case differs", stable=False)
+            paper="— (the paper computes no ranks)", ours=val, ok=ok, criterion="every L ≥ 3 case differs", stable=False,
+            variants=[Variant(f"relative threshold {t:g}", *differs(t)) for t in sorted(demos[0]["float_ranks"]) if t != 1e-9])
 
 
 def methods_claim(C: Claims, r_flint: int, r_numpy: int) -> None:
@@ -155,7 +158,10 @@ def grid_claims(C: Claims, rows: list[dict], seeds: int) -> None:
                 ours=f"{len(sub1)} cases, lower bounds {min(lo):.2f} … {max(lo):.2f}; sep = d_x + 1 in "
                      f"{sum(r['rank'] == r['case'].d_x + 1 for r in h1)}/{len(h1)} H = 1 cases",
                 ok=all(v < r["case"].d_x + 1 for v, r in zip(lo, sub1, strict=True)) and all(r["rank"] == r["case"].d_x + 1 for r in h1),
-                criterion="every L = 1 lower bound < d_x + 1 and sep = d_x + 1 at H = 1")
+                criterion="every L = 1 lower bound < d_x + 1 and sep = d_x + 1 at H = 1",
+                variants=[Variant("the lower bound against the measured rank (H > 1 included) instead of d_x + 1",
+                                  all(v < r["rank"] for v, r in zip(lo, sub1, strict=True)),
+                                  f"largest bound/rank {max(v / r['rank'] for v, r in zip(lo, sub1, strict=True)):.2f}")])
     upper_claim(C, "thm2-upper", "Theorem 2's upper bound, in its regime L > log3 d_x", plain,
                 lambda c, L: B.thm2_log3_bounds(c.d_x, L, c.H)[1], "log3 sep ≤ 2 d_x L + c1 + c2", log=True, where=t2)
     lower_claim(C, "thm2-lower", "Theorem 2's lower bound, in its regime L > log3 d_x", plain,
@@ -172,39 +178,81 @@ def grid_claims(C: Claims, rows: list[dict], seeds: int) -> None:
                 lambda c, L: B.monomial_upper(c.d_x, L), "— (ours, proved in section 2)")
 
 
-def closed_claims(C: Claims, rows: list[dict]) -> tuple[list, list]:
+def _stored_ranks() -> list[tuple[int, int, int, int, int]]:
+    """(d_x, L, H, N, rank) of the stored exact sweeps of section 2b (N = 4 and N = 6, H = 1); [] when not stored."""
+    from lib.chapters.depth_width import series_report as R
+    pts, evs = R.load()
+    if not all(ev.complete for ev in evs.values()):
+        return []
+    return [(q["d_x"], q["L"], 1, q.get("N", n), q["rank"]) for key, n in (("series", 4), ("width_points", 4),
+                                                                         ("series_n6", 6)) for q in pts[key]]
+
+
+def closed_claims(C: Claims, rows: list[dict], extra: list[dict] = ()) -> tuple[list, list]:
     """Our closed forms (findings: conjectures verified on every case), residual = plain, N-dependence.
+    ``extra``: measured rows outside the grid (residual networks at other N and widths), used as variants.
     Returns the (N = 2 vs N = 4) and (N = 4 vs N = 6) comparisons."""
+    stored = _stored_ranks()
+
+    def equal(cases: list[tuple]) -> tuple[bool, str]:
+        """cases: (d_x, L, H, N, rank); the closed form of (d_x, L, H, N) equals the rank in every case."""
+        bad = [c for c in cases if B.ours_closed_form(*c[:4]) != c[4]]
+        return bool(cases) and not bad, f"{len(cases) - len(bad)}/{len(cases)} cases equal"
+
+    def tup(r: dict) -> tuple:
+        c = r["case"]
+        return (c.d_x, c.L, c.H, c.N, r["rank"])
+
     def closed(cid, statement, pred):
         sub = [r for r in rows if pred(r["case"]) and r["bounds"]["closed"] is not None]
         if not sub:
             C.not_run(cid, statement, paper="— (ours)", reason="no such case in this preset", kind=FINDING)
             return
         bad = [r for r in sub if r["rank"] != r["bounds"]["closed"]]
+        res = [tup(r) for r in list(rows) + list(extra) if r["case"].residual and
+               pred(Case(r["case"].d_x, r["case"].L, r["case"].H, r["case"].N, False))]
+        st = [q for q in stored if pred(Case(*q[:4], False)) and B.ours_closed_form(*q[:4]) is not None]
+        var = ([Variant("the residual networks of the grid and beyond it", *equal(res))] if res else []) + \
+              ([Variant("the stored exact ranks of section 2b (N = 4 and 6, wider and deeper)", *equal(st))] if st else [])
         C.check(cid, statement, kind=FINDING, paper="— (ours, not in the paper)",
                 ours=f"{len(sub) - len(bad)}/{len(sub)} cases equal" + (f"; first miss {bad[0]['case']}" if bad else ""),
-                ok=not bad, criterion="exact equality")
+                ok=not bad, criterion="exact equality", variants=var or None)
     closed("ours-L1", "Ours: L = 1 gives sep = d_x + 1 (any H, N)", lambda c: c.L == 1 and not c.residual)
     closed("ours-N2", "Ours: N = 2 gives sep = binom(d_x + C(L), C(L)) (any H)", lambda c: c.N == 2 and c.L > 1 and not c.residual)
-    closed("ours-N4-L2", "Ours: N ≥ 4, L = 2, H = 1 gives (d_x+1)(d_x+4)(d_x²+d_x+2)/8",
+    closed("ours-N4-L2", "Ours: N ≥ 4, L = 2, H = 1 gives (d_x+1)(d_x+4)(d_x²+d_x+2)/8 (N = 4 and 6 measured)",
            lambda c: c.N >= 4 and c.L == 2 and c.H == 1 and not c.residual)
     plain = [r for r in rows if not r["case"].residual]
     key = lambda c: (c.d_x, c.L, c.H, c.N)
     plain_by = {key(r["case"]): r["rank"] for r in plain}
-    pairs = [(r["rank"], plain_by[key(r["case"])]) for r in rows if r["case"].residual and key(r["case"]) in plain_by]
-    if pairs:
+
+    def same(rs: list[dict]) -> tuple[bool, str]:
+        pairs = [(r["rank"], plain_by[key(r["case"])]) for r in rs if r["case"].residual and key(r["case"]) in plain_by]
+        return bool(pairs) and all(a == b for a, b in pairs), \
+            f"equal ranks in {sum(a == b for a, b in pairs)}/{len(pairs)} paired cases"
+    ok, val = same(rows)
+    if val != "equal ranks in 0/0 paired cases":
         C.check("residual-same", "Residual connections have 'insignificant impact' on the separation rank (App. A.4): "
-                "ours, the ranks are equal", kind=FINDING, paper="bounds change by a factor ≤ C+1",
-                ours=f"equal ranks in {sum(a == b for a, b in pairs)}/{len(pairs)} paired cases",
-                ok=all(a == b for a, b in pairs), criterion="residual rank = non-residual rank (stronger than the paper)")
+                "ours, the ranks are equal", kind=FINDING, paper="bounds change by a factor ≤ C+1", ours=val, ok=ok,
+                criterion="residual rank = non-residual rank (stronger than the paper)",
+                variants=[Variant("residual networks outside the grid (other N and widths)", *same(list(extra)))]
+                if same(list(extra))[1] != "equal ranks in 0/0 paired cases" else None)
     by_n = {n: {(r["case"].d_x, r["case"].L, r["case"].H): r["rank"] for r in plain if r["case"].N == n} for n in (2, 4, 6)}
     diff24 = [(k, by_n[2][k], by_n[4][k]) for k in by_n[2] if k in by_n[4] and k[1] >= 2 and k[0] >= 2]
     same46 = [(k, by_n[4][k], by_n[6][k]) for k in by_n[4] if k in by_n[6]]
+
+    def smaller(pairs: list[tuple]) -> tuple[bool, str]:
+        return bool(pairs) and all(a < b for _, a, b in pairs), f"{sum(a < b for _, a, b in pairs)}/{len(pairs)} smaller"
+    res_by = {n: {(r["case"].d_x, r["case"].L, r["case"].H): r["rank"] for r in list(rows) + list(extra)
+                  if r["case"].residual and r["case"].N == n} for n in (2, 4)}
+    diff26 = [(k, by_n[2][k], by_n[6][k]) for k in by_n[2] if k in by_n[6] and k[1] >= 2 and k[0] >= 2]
+    diff24r = [(k, res_by[2][k], res_by[4][k]) for k in res_by[2] if k in res_by[4] and k[1] >= 2 and k[0] >= 2]
     if diff24:
-        C.check("ours-N-dependence", "Ours: at L ≥ 2 the rank depends on N (N = 2 below N = 4), although the bounds "
-                "do not: the N = 2 closed form is not the generic case", kind=FINDING, paper="bounds independent of N",
+        var = ([Variant("N = 6 in place of N = 4", *smaller(diff26))] if diff26 else []) + \
+              ([Variant("the residual networks (N = 2 vs N = 4)", *smaller(diff24r))] if diff24r else [])
+        C.check("ours-N-dependence", "Ours: at L ≥ 2 and d_x ≥ 2 the rank depends on N (N = 2 below N = 4), although the "
+                "bounds do not: the N = 2 closed form is not the generic case", kind=FINDING, paper="bounds independent of N",
                 ours=f"N=2 < N=4 in {sum(a < b for _, a, b in diff24)}/{len(diff24)} cases",
-                ok=all(a < b for _, a, b in diff24), criterion="strictly smaller at N = 2")
+                ok=all(a < b for _, a, b in diff24), criterion="strictly smaller at N = 2", variants=var or None)
     return diff24, same46
 
 
@@ -223,9 +271,10 @@ def hadamard_claim(C: Claims, had: list[tuple], had_omega1: list[tuple]) -> None
 # ---------------------------------------------------------------------------------------------
 # sections 3–4: the two regimes, the corollaries, equal budgets
 # ---------------------------------------------------------------------------------------------
-def extrapolation_claims(C: Claims, extrap_dx: list[int], L_max: int) -> list[tuple[int, float]]:
+def _inside_thm12(widths, L_max: int, eps: float = EPS) -> tuple[bool, str]:
+    """Judge of thm12-extrapolated: the N = 2 closed form inside Theorem 1's or 2's sandwich at every (d_x, L)."""
     viol, checked = [], 0
-    for d in extrap_dx:
+    for d in widths:
         for L in range(1, L_max + 1):
             rg = B.regime(d, L)
             if rg == "boundary" or (rg == "thm1" and d <= 1):
@@ -233,11 +282,18 @@ def extrapolation_claims(C: Claims, extrap_dx: list[int], L_max: int) -> list[tu
             lo, hi = B.thm1_log3_bounds(d, L, 1) if rg == "thm1" else B.thm2_log3_bounds(d, L, 1)
             v = B.log3_sep_n2(d, L)
             checked += 1
-            if not (lo - EPS * abs(hi) <= v <= hi + EPS * abs(hi)):
+            if not (lo - eps * abs(hi) <= v <= hi + eps * abs(hi)):
                 viol.append((d, L, rg))
+    return checked > 0 and not viol, f"{checked - len(viol)}/{checked} (d_x, L) inside"
+
+
+def extrapolation_claims(C: Claims, extrap_dx: list[int], L_max: int) -> list[tuple[int, float]]:
+    ok, val = _inside_thm12(extrap_dx, L_max)
     C.check("thm12-extrapolated", "Ours: the N = 2 closed form, extrapolated to large widths, lies inside Theorems 1–2",
-            kind=FINDING, paper="Thm 1 / Thm 2 sandwiches", ours=f"{checked - len(viol)}/{checked} (d_x, L) inside",
-            ok=not viol, criterion="inside both bounds (1e-9 relative slack)")
+            kind=FINDING, paper="Thm 1 / Thm 2 sandwiches", ours=val, ok=ok,
+            criterion="inside both bounds (1e-9 relative slack)",
+            variants=[Variant("grid extended: every d_x = 2 … 64 and 2^7 … 2^15, L up to 20",
+                              *_inside_thm12(list(range(2, 65)) + [2 ** k for k in range(7, 16)], 20))])
     late = [(d, (B.log3_sep_n2(d, L) - B.log3_sep_n2(d, L - 1)) / d) for d in extrap_dx
             for L in [math.ceil(B.log3(2 * d)) + 5] if L <= 40]
     C.sanity("binomial-slope", "A property of binom(d_x + C, C) (our N = 2 closed form, not a measurement): five layers "
@@ -292,6 +348,12 @@ def corollary_claims(C: Claims, depths=(2, 4, 6, 8)) -> tuple[list, list]:
     return cor1, cor2
 
 
+def _deepest_best(budgets) -> tuple[bool, str]:
+    """Judge of theory-no-optimum: at each budget the argmax of log3 sep over L is the largest admissible L."""
+    best = [(max(r, key=lambda t: t[2])[0], len(r)) for r in (B.equal_budget(Pb) for Pb in budgets)]
+    return all(b == n for b, n in best), "best L = " + ", ".join(str(b) for b, _ in best)
+
+
 def budget_claim(C: Claims, budgets=(1e2, 1e3, 1e4)) -> list[tuple]:
     eb = []
     for Pb in budgets:
@@ -302,14 +364,25 @@ def budget_claim(C: Claims, budgets=(1e2, 1e3, 1e4)) -> list[tuple]:
     C.check("theory-no-optimum", "Ours: at fixed 4Ld² the separation rank (N = 2 closed form) grows with depth all the "
             "way to d_x ≈ 1", kind=FINDING, paper="the optimal depth is empirical (Sec. 5.2.3)",
             ours="best L = " + ", ".join(str(e[2]) for e in eb), ok=all(e[2] == e[1] for e in eb),
-            criterion="argmax over L = the largest admissible L")
+            criterion="argmax over L = the largest admissible L",
+            variants=[Variant("budget 1e5", *_deepest_best((1e5,))),
+                      Variant("the language models' count 12Ld² in place of 4Ld² (budgets / 3)",
+                              *_deepest_best(tuple(b / 3 for b in budgets)))])
     return eb
 
 
 # ---------------------------------------------------------------------------------------------
 # section 7: Theorem 4's proof step and its consequence
 # ---------------------------------------------------------------------------------------------
-def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40) -> list[tuple]:
+def _first_weaker(widths, L_far: int, margin: float = 0.5) -> tuple[bool, str]:
+    """Judge of thm4-gap-consequence: the replacement bound's per-layer slope exceeds 2 d_x + 1 (+ margin) first at 4."""
+    rows = [(d, B.log3_sep_n2(d * (d + 1) // 2, L_far + 1) - B.log3_sep_n2(d * (d + 1) // 2, L_far), 2 * d + 1)
+            for d in widths]
+    first = next((d for d, s, t in rows if s > t + margin), None)
+    return first == 4, f"first d_x = {first}"
+
+
+def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40, g4_more: list[tuple] = ()) -> list[tuple]:
     """The grouping step (finding, measured) and its consequence for Theorem 2 (finding, exact arithmetic):
     the per-layer slope of our replacement bound log3 binom(D + C, C), D = d_x(d_x+1)/2, against Theorem 2's
     2 d_x + 1. Returns rows (d_x, D, measured slope of the replacement bound at L_far, 2 d_x + 1)."""
@@ -324,7 +397,10 @@ def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40)
             kind=FINDING, paper="((d_x, 2C)) functions χ_n",
             ours="; ".join(f"d_x={d}, C={c}, {n} vectors: {dim} vs {pv}" for d, c, n, dim, pv in two),
             ok=bool(one and two) and all(dim == pv for *_, dim, pv in one) and all(dim > pv for *_, dim, pv in two),
-            criterion="span = number of power vectors with one vector, > with two or more")
+            criterion="span = number of power vectors with one vector, > with two or more",
+            variants=[Variant(f"the smallest degree C = {c} (d_x = {d}, {n} vector{'s' if n > 1 else ''})",
+                              dim == pv if n == 1 else dim > pv, f"{dim} vs {pv}") for d, c, n, dim, pv, _ in g4_more]
+            or None)
     rows = []
     for d in widths:
         D = d * (d + 1) // 2
@@ -337,7 +413,9 @@ def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40)
             "side) and Corollary 2 are unproven for N ≥ 4 there", kind=FINDING,
             paper="log3 sep ≤ 2 d_x L + L + c2 for every N",
             ours=f"per-layer slope at L = {L_far}: " + ", ".join(f"d_x={d}: {s:.2f} vs {t}" for d, D, s, t in rows),
-            ok=first == 4, criterion="the replacement's slope exceeds 2 d_x + 1 first at d_x = 4")
+            ok=first == 4, criterion="the replacement's slope exceeds 2 d_x + 1 first at d_x = 4",
+            variants=[Variant(f"slope read at L = {Lf}", *_first_weaker(widths, Lf)) for Lf in (20, 80)]
+            + [Variant("no margin (slope > 2 d_x + 1)", *_first_weaker(widths, L_far, 0.0))])
     return rows
 
 
