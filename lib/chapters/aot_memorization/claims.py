@@ -14,6 +14,7 @@ import functools
 import numpy as np
 
 from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization import skeptic as SK
 from lib.chapters.aot_memorization import stored as S
 from lib.chapters.aot_memorization import train as AT
 from lib.core import claims as K
@@ -45,9 +46,10 @@ RATIO6_TEXT = 1.3          # v2's text: "around 1.3 H d_h" (its CSV gives anothe
 BOOT = 10_000              # bootstrap resamples of the seeds (fixed generator: the interval is reproducible)
 
 
-def ratio6(H, y, N: int = 10) -> float:
-    """Exp. 6's slope ratio (chapter rule): slope of the non-saturated part × T0 / ((1 - 1/N) d_h), d_h = 2."""
-    x, yy = AT.truncate_saturated(H, y)
+def ratio6(H, y, N: int = 10, trunc: str = "") -> float:
+    """Exp. 6's slope ratio (chapter rule): slope of the non-saturated part × T0 / ((1 - 1/N) d_h), d_h = 2
+    (``trunc``: another truncation rule of :data:`~.skeptic.TRUNCS`, by name)."""
+    x, yy = (SK.TRUNCS[trunc] if trunc else AT.truncate_saturated)(H, y)
     if len(x) < 2:
         return float("nan")
     return AT.slope_ratio(linear_fit(x, yy).slope, N, N * N, 2)
@@ -58,19 +60,19 @@ def paper_ratio6() -> float:
     return ratio6(aot.PAPER["exp6_H"], aot.PAPER["exp6"])
 
 
-def ratio6_interval(H, Y, N: int = 10, n: int = BOOT, seed: int = 0) -> tuple[float, float, float]:
+def ratio6_interval(H, Y, N: int = 10, n: int = BOOT, seed: int = 0, trunc: str = "") -> tuple[float, float, float]:
     """(ratio of the seed-mean curve, 2.5 and 97.5 percentiles of that ratio over ``n`` bootstrap resamples of the
     seeds). ``Y``: one row of accuracies per seed. The v2 CSV's ratio is that of a 20-seed mean curve, so the
     statistic compared with it is the ratio of our seed-mean curve, not the mean of per-seed ratios (a seed that
     saturates early has its ratio fitted on fewer points). With fewer than 2 seeds the interval is (nan, nan).
     The page asks for the same interval three times (the printout, the claim, the Findings): it is computed once."""
     Y = np.asarray(Y, float)
-    return _ratio6_interval(tuple(H), Y.tobytes(), Y.shape, N, n, seed)
+    return _ratio6_interval(tuple(H), Y.tobytes(), Y.shape, N, n, seed, trunc)
 
 
 @functools.lru_cache(maxsize=None)
-def _ratio6_interval(H: tuple, Yb: bytes, shape: tuple, N: int, n: int, seed: int) -> tuple[float, float, float]:
-    return bootstrap_interval(np.frombuffer(Yb).reshape(shape), lambda y: ratio6(H, y, N), n, seed)
+def _ratio6_interval(H: tuple, Yb: bytes, shape: tuple, N: int, n: int, seed: int, trunc: str = "") -> tuple[float, float, float]:
+    return bootstrap_interval(np.frombuffer(Yb).reshape(shape), lambda y: ratio6(H, y, N, trunc), n, seed)
 
 
 def ratio6_criterion(n_seeds: int) -> str:
@@ -85,11 +87,22 @@ def ratio6_check(C: Claims, cid: str, statement: str, H, Y, N: int = 10, scale: 
     rp = paper_ratio6()
     r, lo, hi = ratio6_interval(H, Y, N)
     inside = lambda v: bool(lo <= v <= hi)
+    var = []
+    if len(Y) >= 2:
+        for t in SK.TRUNCS:
+            rt, lt, ht = ratio6_interval(H, Y, N, trunc=t)
+            var.append(SK.variant(t + " (ours and the CSV's ratio alike)",
+                                  (bool(lt <= ratio6(aot.PAPER["exp6_H"], aot.PAPER["exp6"], trunc=t) <= ht),
+                                   f"{rt:.2f} ({lt:.2f}-{ht:.2f})")))
+        per = [ratio6(H, y, N) for y in Y]
+        m_, lo_, hi_ = t_interval(per)
+        var.append(SK.variant("the mean of the per-seed ratios with its 95% t-interval (another statistic)",
+                              (bool(lo_ <= rp <= hi_), f"{m_:.2f} ({lo_:.2f}-{hi_:.2f})")))
     return C.check(cid, statement, paper=f"{RATIO6_TEXT} (v2 text), {rp:.2f} (v2 CSV)",
                    ours=f"{r:.2f} (95% interval {lo:.2f}-{hi:.2f}, {len(Y)} seeds)", ok=inside(rp),
                    criterion=ratio6_criterion(len(Y)), stable=False, kind=EXPERIMENT, scale=scale,
                    control=Control(f"the v2 text's {RATIO6_TEXT} through the same interval", inside(RATIO6_TEXT),
-                                   f"{RATIO6_TEXT}"))
+                                   f"{RATIO6_TEXT}"), variants=var or None)
 
 
 def exp6_above_phi5(H, acc) -> int | None:
@@ -164,11 +177,15 @@ def exp6(C: Claims, evs: dict) -> None:
     H, Y = S.seed_rows(ev, "official", "H")
     ratio6_check(C, ids[0], EXP6_TEXT[ids[0]], H, Y, scale=sc)
     _, t, _ = S.curve(ev.points, "official", "H", "table_acc")
-    above = lambda acc: all(a >= float(aot.phi(2 * h + 2, 10, 100)) - 0.02 for h, a in zip(H, acc, strict=True))
+    above = lambda acc, tol=0.02: all(a >= float(aot.phi(2 * h + 2, 10, 100)) - tol for h, a in zip(H, acc, strict=True))
+    var = [SK.variant(SK.RUNNING, above(S.curve(ev.points, "official", "H", "running_acc")[1])),
+           SK.variant("no 0.02 allowance (tolerance 0)", above(t, 0.0))]
+    var += [SK.variant(f"seed {r} alone", above([row[h] for h in H])) for r, row in
+            sorted(S.by_seed(ev, "official", "H", "table_acc").items())]
     C.check(ids[1], EXP6_TEXT[ids[1]], paper="above the bound", ours=", ".join(f"{a:.2f}" for a in t), ok=above(t),
             stable=False, criterion=_exp6_crit(n)[ids[1]], kind=EXPERIMENT, scale=sc,
             control=Control("a model that gains nothing from heads (its H = 1 accuracy at every H)",
-                            passed=above([t[0]] * len(t)), value=f"{t[0]:.2f}"))
+                            passed=above([t[0]] * len(t)), value=f"{t[0]:.2f}"), variants=var)
     H, Y = S.seed_rows(ev, "paper", "H")
     ratio6_check(C, ids[2], EXP6_TEXT[ids[2]], H, Y, scale=sc)
 
@@ -209,11 +226,15 @@ def _claims23(C: Claims, ev, n: str, x: str) -> None:
     xp, mp, _ = S.curve(ev.points, "paper", x, "running_acc")
     paper = dict(zip(aot.PAPER[f"{n}_{x}"], aot.PAPER[n], strict=True))
     gp = _gap(xp, mp, paper)
+    gap_ok = lambda xs_, ys_, tol=0.05: (bool(_gap(xs_, ys_, paper) <= tol), f"max gap {_gap(xs_, ys_, paper):.3f}")
+    var = [SK.variant(f"tolerance {t:g}", gap_ok(xs, m, t)) for t in (0.03, 0.1)]
+    var += [SK.variant(f"seed {r} alone", gap_ok(sorted(row), [row[k] for k in sorted(row)]))
+            for r, row in sorted(S.by_seed(ev, "official", x).items())]
     C.check(cid, EXP23_TEXT[n][cid], paper="v2 CSV: " + " ".join(f"{paper[v]:.2f}" for v in xs),
             ours=" ".join(f"{a:.2f}" for a in m), ok=_gap(xs, m, paper) <= 0.05,
             criterion="max over the grid of |ours - paper| <= 0.05 (mean over seeds)", stable=False, kind=EXPERIMENT,
             scale=S.scale(ev, n),
-            control=Control("the eq. (2) model, same recipe and data", gp <= 0.05, f"max gap {gp:.2f}"))
+            control=Control("the eq. (2) model, same recipe and data", gp <= 0.05, f"max gap {gp:.2f}"), variants=var)
 
 
 def exp2(C: Claims, evs: dict) -> None:
@@ -231,11 +252,28 @@ def exp2(C: Claims, evs: dict) -> None:
         return
     _claims23(C, ev, "exp2", "dh")
     sc = S.scale(ev, "exp2")
+
+    def fits(v: str, key: str = "running_acc", keep=lambda dh: True) -> list[QuadFit]:
+        """Per-seed quadratic fits of one model over the d_h that ``keep`` retains."""
+        return [quadratic_fit([k for k in sorted(d) if keep(k)], [d[k] for k in sorted(d) if keep(k)])
+                for d in S.by_seed(ev, v, "dh", key).values()]
+    choices = {f"d_h = {dhs[-1]} = d dropped (no compression there)": dict(keep=lambda dh: dh != dhs[-1]),
+               f"d_h = {dhs[0]} dropped (the smallest head)": dict(keep=lambda dh: dh != dhs[0]),
+               SK.TABLE: dict(key="table_acc")}
+    var_cv = [SK.variant(c, (convex_seeds(fits("official", **kw)), fmt_convex(fits("official", **kw))))
+              for c, kw in choices.items()]
+    var_cv += [SK.variant(f"seed {i} alone (x² > 0, line's residual >= 5x)", (bool(q[0] > 0 and (1 - q[2]) >= 5 * (1 - q[1])),
+                                                                           f"{q[0]:+.4f}"))
+               for i, q in enumerate(q["official"])]
+    dep = lambda kw: (bool(min(a for a, _, _ in fits("official", **kw)) - max(a for a, _, _ in fits("paper", **kw)) > 0.005),
+                      f"{min(a for a, _, _ in fits('official', **kw)) - max(a for a, _, _ in fits('paper', **kw)):+.4f}")
+    var_dep = [SK.variant(c, dep(kw)) for c, kw in choices.items()]
     C.check("exp2-convex-official-paper-scale", EXP23_TEXT["exp2"]["exp2-convex-official-paper-scale"], paper=f"quadratic (v2 CSV x² coefficient {quadratic_fit(dhs, aot.PAPER['exp2'])[0]:+.4f})",
             ours=fmt_convex(q["official"]), ok=convex_seeds(q["official"]),
             criterion=EXP23_CRIT["exp2-convex-official-paper-scale"],
             stable=False, kind=EXPERIMENT, scale=sc,
-            control=Control("the eq. (2) model's seeds, same test", convex_seeds(q["paper"]), fmt_convex(q["paper"])))
+            control=Control("the eq. (2) model's seeds, same test", convex_seeds(q["paper"]), fmt_convex(q["paper"])),
+            variants=var_cv)
     qo, qp = [a for a, _, _ in q["official"]], [a for a, _, _ in q["paper"]]
     spread = max(qo) - min(qo)
     C.check("exp2-model-dependence-paper-scale", EXP23_TEXT["exp2"]["exp2-model-dependence-paper-scale"],
@@ -243,18 +281,23 @@ def exp2(C: Claims, evs: dict) -> None:
             ours=f"x² coefficient: official {min(qo):+.4f}..{max(qo):+.4f}, eq. (2) {min(qp):+.4f}..{max(qp):+.4f}",
             ok=min(qo) - max(qp) > 0.005, criterion=EXP23_CRIT["exp2-model-dependence-paper-scale"], stable=False, kind=EXPERIMENT, scale=sc,
             control=Control("the same margin between two seeds of the official model (largest difference)",
-                            bool(spread > 0.005), f"{spread:+.4f}"))
+                            bool(spread > 0.005), f"{spread:+.4f}"), variants=var_dep)
     best = {v: max(ppm[v], key=ppm[v].get) for v in S.MODELS}
+    ppm_t = per_parameter(ev, "official", "table_acc")
+    var_opt = [SK.variant(SK.TABLE, (max(ppm_t, key=ppm_t.get) == 10, f"best d_h = {max(ppm_t, key=ppm_t.get)}"))]
+    for r, row in sorted(S.by_seed(ev, "official", "dh").items()):
+        pr = {dh: (a - 1 / 50) * 2500 / (1 - 1 / 50) / aot.n_params_paper(50, 2, 10, dh, 20) for dh, a in row.items()}
+        var_opt.append(SK.variant(f"seed {r} alone", (max(pr, key=pr.get) == 10, f"best d_h = {max(pr, key=pr.get)}")))
     C.check("exp2-dh-optimal-paper-scale", EXP23_TEXT["exp2"]["exp2-dh-optimal-paper-scale"], paper="'taking d = d_h is optimal in term of memorization per parameter'",
             ours=f"best d_h = {best['official']} (official), {best['paper']} (eq. (2))", ok=best["official"] == 10,
             criterion=EXP23_CRIT["exp2-dh-optimal-paper-scale"],
             stable=False, kind=EXPERIMENT, scale=sc,
-            control=Control("the eq. (2) model", best["paper"] == 10, f"best d_h = {best['paper']}"))
+            control=Control("the eq. (2) model", best["paper"] == 10, f"best d_h = {best['paper']}"), variants=var_opt)
 
 
-def per_parameter(ev, variant: str) -> dict[int, float]:
+def per_parameter(ev, variant: str, key: str = "running_acc") -> dict[int, float]:
     """Associations memorized per parameter (the paper's count d(S + 2N + 4 d_h H)) at each d_h, seed mean."""
-    xs, m, _ = S.curve(ev.points, variant, "dh", "running_acc")
+    xs, m, _ = S.curve(ev.points, variant, "dh", key)
     return {dh: (a - 1 / 50) * 2500 / (1 - 1 / 50) / aot.n_params_paper(50, 2, 10, dh, 20) for dh, a in zip(xs, m, strict=True)}
 
 
@@ -269,20 +312,32 @@ def exp3(C: Claims, evs: dict) -> None:
     _claims23(C, ev, "exp3", "d")
     sc = S.scale(ev, "exp3")
     curve = {v: dict(zip(*S.curve(ev.points, v, "d", "running_acc")[:2], strict=True)) for v in S.MODELS}
-    plateau = lambda c: bool(c[10] - c[5] > 0.3 and abs(c[15] - c[10]) <= 0.05)
+    plateau = lambda c, tol=0.05: bool(c[10] - c[5] > 0.3 and abs(c[15] - c[10]) <= tol)
+    flat = lambda c: bool(c[10] - c[5] > 0.3 and all(abs(c[d] - c[10]) <= 0.05 for d in c if d > 10))
+    cur = lambda key: dict(zip(*S.curve(ev.points, "official", "d", key)[:2], strict=True))
+    var_pl = [SK.variant(f"'constant' read as within {t:g}", plateau(curve["official"], t)) for t in (0.03, 0.1)]
+    var_pl += [SK.variant("'constant' read as every d > d_h within 0.05 of acc(d_h)", flat(curve["official"])),
+               SK.variant(SK.TABLE, plateau(cur("table_acc")))]
+    var_pl += [SK.variant(f"seed {r} alone", plateau(row)) for r, row in sorted(S.by_seed(ev, "official", "d").items())]
     C.check("exp3-plateau-official-paper-scale", EXP23_TEXT["exp3"]["exp3-plateau-official-paper-scale"], paper="v2: 'constant' for d >= d_h (CSV: "
             f"{aot.PAPER['exp3'][5]:.2f} at d = 10, {aot.PAPER['exp3'][-1]:.2f} at d = 15)",
             ours=f"{curve['official'][5]:.2f} -> {curve['official'][10]:.2f} -> {curve['official'][15]:.2f} (d = 5, 10, 15)",
             ok=plateau(curve["official"]), criterion=EXP23_CRIT["exp3-plateau-official-paper-scale"],
             stable=False, kind=EXPERIMENT, scale=sc,
             control=Control("the eq. (2) model", plateau(curve["paper"]),
-                            f"{curve['paper'][10]:.2f} -> {curve['paper'][15]:.2f}"))
+                            f"{curve['paper'][10]:.2f} -> {curve['paper'][15]:.2f}"), variants=var_pl)
     o15, p15 = [b for _, b in at["official"].values()], [b for _, b in at["paper"].values()]
     spread = max(o15) - min(o15)
+    sd = {v: S.by_seed(ev, v, "d") for v in S.MODELS}
+    sdt = {v: S.by_seed(ev, v, "d", "table_acc") for v in S.MODELS}
+    beyond = lambda b, d: (bool(min(r[d] for r in b["paper"].values()) - max(r[d] for r in b["official"].values()) > 0.05),
+                           f"{min(r[d] for r in b['paper'].values()) - max(r[d] for r in b['official'].values()):+.3f}")
+    var_md = [SK.variant(SK.TABLE, beyond(sdt, 15))] + [SK.variant(f"at d = {d} instead of 15", beyond(sd, d))
+                                                         for d in (11, 13)]
     C.check("exp3-model-dependence-paper-scale", EXP23_TEXT["exp3"]["exp3-model-dependence-paper-scale"],
             paper="(not discussed)",
             ours=f"acc at d = 15: official {min(o15):.3f}..{max(o15):.3f}, eq. (2) {min(p15):.3f}..{max(p15):.3f}",
             ok=min(p15) - max(o15) > 0.05, criterion=EXP23_CRIT["exp3-model-dependence-paper-scale"],
             stable=False, kind=EXPERIMENT, scale=sc,
             control=Control("the same margin between two seeds of the official model (largest difference)",
-                            bool(spread > 0.05), f"{spread:+.3f}"))
+                            bool(spread > 0.05), f"{spread:+.3f}"), variants=var_md)

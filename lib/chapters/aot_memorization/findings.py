@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from lib.chapters.aot_memorization import claims as AC
 from lib.chapters.aot_memorization import stored
-from lib.core.claims import FAILS, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
+from lib.core.claims import FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 
 SWEEP_TEXT = {"exp1": "Exp. 1 / 4's full grid ($N = 50$, both models)", "exp2": "Exp. 2 at $N = 50$",
               "exp3": "Exp. 3 at $N = 50$", "exp6": "Exp. 6 at the official recipe",
@@ -15,7 +15,8 @@ SWEEP_TEXT = {"exp1": "Exp. 1 / 4's full grid ($N = 50$, both models)", "exp2": 
               "exp5-n70-eq2": "Exp. 5 at $N = 70$ (eq. (2) AoT)",
               "v1": "v1's protocol (learning rate $10^{-3}$, 10k steps of batch 1024)",
               "b1-fig5": "App. B.1's Fig. 5 ($N = 200$)", "b1-fig6": "App. B.1's Fig. 6 ($N = 200$)"}
-PHRASE = {HOLDS: "holds", FAILS: "does not hold", NOT_DISCRIMINATING: "is not discriminating", NOT_RUN: "is not run"}
+PHRASE = {HOLDS: "holds", FAILS: "does not hold", NOT_DISCRIMINATING: "is not discriminating", NOT_RUN: "is not run",
+          FRAGILE: "is fragile"}
 
 
 def verdict(C: Claims, cid: str) -> str:
@@ -180,7 +181,7 @@ def sweeps(evs: dict) -> str:
                   "them: it does not fit the CPU budget of this book. B.2's deeper models exist: `DeepAoT` (its source "
                   "below) stacks eqs. (1)-(2) layer by layer as a family of the sweep engine, defined in the chapter's "
                   "own module, and equals the one-layer eq. (2) AoT at $L = 1$ (tests/test_aot.py). The book preset "
-                  "trains them at a small scale (`appB2-depth-small`, `appB2-depth-gain`); their training at the "
+                  "trains them at a small scale (`appB2-depth-small`, and the observation `appB2-depth-gain`); their training at the "
                   "paper's scale, and a deep MLP Transformer for Fig. 10, are missing.")
 
 
