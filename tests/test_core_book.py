@@ -154,3 +154,11 @@ def test_a_device_this_machine_lacks_is_refused_before_anything_runs(tmp_path):
                        env=dict(os.environ, ATR_RUNS=str(tmp_path)), capture_output=True, text=True, timeout=120)
     assert r.returncode != 0 and "parameter 'device'" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("chapter", bk_pages.toc_chapters())
+def test_no_absolute_path_of_this_machine_in_a_page(chapter):
+    import re
+    text = (params.ROOT / "book" / f"{chapter}.ipynb").read_text()
+    found = re.findall(r'"(/(?:home|work|tmp|root|Users|builds|runner)/[^"]{0,60})', text)
+    assert str(params.ROOT) not in text and not found, f"book/{chapter}.ipynb holds absolute paths: {found[:3]}"

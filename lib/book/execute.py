@@ -61,6 +61,8 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
               "commit": _git_commit(), "machine": repro.describe(dev),
               "versions": repro.versions(), "device": dev.type}
     nb.metadata[META] = record
+    pmeta = nb.metadata.get("papermill", {})   # papermill records absolute paths of this machine: keep them relative
+    pmeta.update(input_path=f"notebooks/{chapter}.ipynb", output_path=_show(out))
     verdicts.annotate(nb, refs(chapter))   # the verdict box, and anchors between the claims table and the text
     captions.caption_cells(nb)             # figures shown with lib.core.plots.show: numbered and captioned
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
