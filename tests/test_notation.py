@@ -38,3 +38,29 @@ def test_source_block_names_module_and_escapes():
     html = source.details(layers.levine_eq12, summary="Levine <eq. 12>")
     assert "lib/chapters/notation/layers.py:" in html and "levine_eq12" in html
     assert "&lt;eq. 12&gt;" in html and html.startswith("<details")
+
+
+def test_param_count_finding_flips_only_under_the_W_O_fixed_W_D_trained_reading():
+    from lib.core.claims import FRAGILE, HOLDS, Claims
+    C = Claims("notation")
+    checks.mahdavi(C, checks.Draws(0), 4, 6, 2, 3, 2, 1, 1e-12)
+    c = C.claims["mahdavi-param-count"]
+    assert c.base == HOLDS and c.verdict == FRAGILE and len(c.variants) == 4
+    assert c.flips == ["W_O fixed by Theorem 1's construction, W_D trained (W_O not counted, W_D counted)"]
+
+
+def test_dana_QV_pair_typo_the_logits_see_W_Q_W_K_only_through_their_product():
+    from lib.core.claims import HOLDS, Claims
+    C = Claims("notation")
+    checks.dana(C, checks.Draws(2), 5, 6, 2, 3, 1, 1e-12)
+    c = C.claims["dana-QV-pair-typo"]
+    assert c.verdict == HOLDS and c.flips == [] and len(c.variants) == 3
+    assert c.kind == "finding" and "W_Q, W_V" in c.paper
+
+
+def test_scaled_diff_is_relative_to_the_summands_not_the_output():
+    a = torch.tensor([1e-4 + 1e-16], dtype=torch.float64)
+    b = torch.tensor([1e-4], dtype=torch.float64)
+    S = torch.tensor([1.0], dtype=torch.float64)         # two summands of size 1/2 cancelling to 1e-4
+    assert layers.max_rel_diff(a, b) > 1e-13 and layers.scaled_diff(a, b, S) < 1e-15
+    assert layers.scaled_diff(torch.tensor([1.0]), torch.tensor([0.0]), torch.tensor([0.0])) == float("inf")

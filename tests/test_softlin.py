@@ -219,3 +219,66 @@ def test_paper_run_record_is_read_not_retyped(tmp_path):
     (tmp_path / "r.json").write_text(__import__("json").dumps(rec))
     text = costs.paper_run_markdown(tmp_path / "r.json")
     assert "612 s wall" in text and "599 s of CPU" in text and "abc1234" in text and "2 holds" in text
+
+
+def _panel_with_models(per_model: np.ndarray, p: float) -> sl_mc.Panel:
+    """One tested point whose R = len(per_model) models have E given per model."""
+    E = int(per_model.sum())
+    c = sl_mc.Counts(E=E, exp1=E, exp0=0, lin0=0, lin1=0, sep=E, R=len(per_model), E_models=per_model,
+                     sep_models=per_model)
+    t = np.array([p])
+    z = np.array([False])
+    return sl_mc.Panel("cross", "tau", [1.5], [c], t, z, ~z, ~z, len(per_model), theory_alt=t / 2)
+
+
+def test_panel_variants_three_sd_band_flips_a_count_between_three_and_four_sd():
+    """R = 100, P = 1/2: sd 5; 68 successes lie 3.6 sd out: inside 4 sd + 1, outside 3 sd + 1. Each half (34 of
+    50) stays inside both bands. The claim is fragile, flipped by the 3 sd band only."""
+    from lib.core.claims import FRAGILE, HOLDS, Claims
+    per = np.zeros(100, bool)
+    per[:34], per[50:84] = True, True
+    pn = _panel_with_models(per, 0.5)
+    assert pn.counts[0].half(0) == 34 and pn.counts[0].half(1) == 34
+    v = {x.choice: x.ok for x in sl_mc.panel_variants(pn)}
+    assert v == {"first half of the models (50 per point)": True, "second half of the models (50 per point)": True,
+                 "3 sd band in place of 4 sd": False}
+    C = Claims("softmax-vs-linear")
+    sl_mc.panel_claim(C, "p", "one point", pn)
+    assert C.claims["p"].base == HOLDS and C.claims["p"].verdict == FRAGILE
+    assert C.claims["p"].flips == ["3 sd band in place of 4 sd"]
+
+
+def test_panel_variants_a_half_alone_can_flip():
+    """All 50 successes in the first half: the total (50 of 100, P = 1/2) fits, each half alone does not."""
+    per = np.zeros(100, bool)
+    per[:50] = True
+    v = {x.choice: x.ok for x in sl_mc.panel_variants(_panel_with_models(per, 0.5))}
+    assert not v["first half of the models (50 per point)"] and not v["second half of the models (50 per point)"]
+    assert v["3 sd band in place of 4 sd"]
+
+
+@pytest.mark.parametrize("con,k,tau,s", [("cross", 6, 1.5, 2), ("self-D", 6, 2.5, 3)])
+def test_nonnegative_X_separates_and_a_fixed_floor_does_not(con, k, tau, s):
+    """X = e_1 e_0^T (cross) / e_d e_0^T (self): scores >= 0, weight 1 on the flagged key, exact p1 = 2^-s and D0
+    below τ at every n; a floor δ = 1/(10n) keeps that, a fixed floor δ = 1/600 loses it by n = 960."""
+    for n in (60, 240):
+        r = sl_theory.positive_rows(con, n, k)
+        assert r["min_score"] == 0 and r["spread"] < 1e-12 and r["d0_norm"] < tau
+        assert sl_theory.fire_prob(r["c_needle"], tau) == 2.0 ** -s
+        r = sl_theory.positive_rows(con, n, k, 1 / (10 * n))
+        assert r["min_score"] > 0 and sl_theory.fire_prob(r["c_needle"], tau) == 2.0 ** -s
+    assert sl_theory.fire_prob(sl_theory.positive_rows(con, 960, k, 1 / 600)["c_needle"], tau) == 0.0
+
+
+def test_nonnegative_X_monte_carlo_matches_the_exact_probability():
+    cnt = sl_mc.mc_pairs("cross", 60, 6, 0.0, 5, 1.5, 200, 3, X=sl_theory.X_positive("cross", 6), kinds=("linear",))
+    assert cnt.exp0 == 0 and sl_mc.binom_ok(cnt.sep, 200, sl_theory.p_success(0.25, 5))
+
+
+def test_recorded_learn_gap_at_the_grid_edge_is_marked_not_conclusive():
+    from lib.chapters.softmax_vs_linear import costs
+    rec = "does not hold (gap softmax − linear per n = [8, 32]: [0.04, 0.01] (linear's lr [0.05, 0.2]))"
+    assert costs.recorded_lrs(rec) == [0.05, 0.2]
+    note = costs._grid_note({"id": "learn-gap", "ours": rec})
+    assert "not conclusive" in note and "1 of its 2 lengths" in note
+    assert costs._grid_note({"id": "fig3a-toy-n", "ours": rec}) == ""

@@ -18,6 +18,22 @@ def max_rel_diff(a: Tensor, b: Tensor) -> float:
     return num / den if den > 0 else (0.0 if num == 0 else float("inf"))
 
 
+def scaled_diff(a: Tensor, b: Tensor, s: Tensor) -> float:
+    """max over entries of |a - b| / S: the difference relative to the size of the summands of each entry of the
+    reference ``b``. ``S`` is the reference evaluated on absolute values (every weight, token and value replaced by
+    its absolute value: for a product of matrices exactly the sum of |terms|, and for a softmax layer within a
+    bounded factor of it, the weights being positive and summing to 1), floored by |b|. Float64 rounding is
+    relative to the summands, not to their sum: :func:`max_rel_diff` divides by the output, which can nearly cancel
+    (a draw with d = 2 whose output is 1e-4 of its summands turns a rounding error of 1e-16 into 1e-12), so a
+    correct layer could fail it; this one cannot, and it still rejects a wrong layer, whose error is of the size of
+    the summands. An entry with S = 0 counts 0 when a and b agree there, infinity otherwise."""
+    num = (a - b).abs()
+    den = torch.maximum(s.abs(), b.abs())
+    r = torch.where(den > 0, num / torch.where(den > 0, den, torch.ones_like(den)),
+                    torch.where(num > 0, torch.full_like(num, float("inf")), torch.zeros_like(num)))
+    return float(r.max())
+
+
 def mahdavi_layer(E: Tensor, e: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor, W_D: Tensor) -> Tensor:
     """Mahdavi et al. (2024), eqs. (1)-(6). ``E [n, d]`` context, ``e [d]`` query, ``W_Q, W_K [H, d, d_h]``,
     ``W_V [H, d, d_v]``, ``W_O [H d_v, d]``, ``W_D [d, d_out]``; returns ``ŷ [d_out]``."""

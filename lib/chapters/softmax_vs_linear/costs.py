@@ -19,6 +19,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[3]
 RECORD = ROOT / "book" / "evidence" / "softmax-vs-linear" / "paper-run.json"
 CHAPTER = "softmax-vs-linear"
+# the learning rates of the learned comparison in the stored paper-preset run (commit 6fea906, `learn_lrs` of its paper
+# preset): the record does not store them; the page needs them to say where linear attention's best rate fell
+PAPER_RUN_LRS = (0.05, 0.2)
 
 
 def store_paper_run(folder: str | Path, threads: int = 1, note: str = "") -> dict[str, Any]:
@@ -60,6 +63,24 @@ def paper_claim(cid: str, path: Path = RECORD) -> str:
     return f"{hit[0]['verdict']} ({hit[0]['ours']})" if hit else ""
 
 
+def recorded_lrs(record: str, kind: str = "linear") -> list[float]:
+    """The best learning rates per n that a recorded ``learn-gap`` value names for ``kind`` ("linear's lr [...]"),
+    or [] when the record does not name them."""
+    import re
+    hit = re.search(rf"{kind}'s lr \[([^\]]*)\]", record)
+    return [float(x) for x in hit.group(1).split(",")] if hit else []
+
+
+def _grid_note(c: dict[str, Any]) -> str:
+    """For the recorded ``learn-gap``: the note that linear attention's best learning rate sat at the top edge of that
+    run's grid (:data:`PAPER_RUN_LRS`), which makes the recorded verdict not conclusive."""
+    if c["id"] != "learn-gap":
+        return ""
+    edge = [lr for lr in recorded_lrs(c["ours"]) if lr == max(PAPER_RUN_LRS)]
+    return ("" if not edge else f", not conclusive: linear attention's best learning rate was the top of that run's grid "
+            f"{list(PAPER_RUN_LRS)} at {len(edge)} of its {len(recorded_lrs(c['ours']))} lengths")
+
+
 def paper_run_markdown(path: Path = RECORD, fingerprint: str | None = None) -> str:
     """One paragraph for the page: the stored measurement, or a note that none is stored. ``fingerprint``:
     today's (see :func:`current_fingerprint`); when it differs from the run's, the page says so."""
@@ -68,7 +89,7 @@ def paper_run_markdown(path: Path = RECORD, fingerprint: str | None = None) -> s
                 "the estimate above is all this page can say about its cost.*")
     r = json.loads(path.read_text())
     verdicts = ", ".join(f"{v} {k}" for k, v in sorted(r["verdicts"].items(), key=lambda kv: -kv[1]))
-    others = "; ".join(f"`{c['id']}` {c['verdict']}" for c in r.get("not_holding", []))
+    others = "; ".join(f"`{c['id']}` {c['verdict']}{_grid_note(c)}" for c in r.get("not_holding", []))
     stale = ("" if fingerprint is None or fingerprint == r.get("fingerprint") else
              " The chapter's code or spec has changed since that run, so these are the costs and verdicts of the code "
              "it ran, not necessarily of this page's.")

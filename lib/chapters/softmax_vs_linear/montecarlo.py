@@ -40,6 +40,18 @@ class Counts:
     lin0: int     # F_lin(D0) > 0
     sep: int      # F_exp(D1) > 0 and F_exp(D0) = 0: the 'exp' network alone separates
     R: int
+    E_models: np.ndarray | None = None     # per model: E (bool [R]), for re-judging on a subset of the models
+    sep_models: np.ndarray | None = None   # per model: sep
+
+    def half(self, which: int) -> int:
+        """E counted over the first (``which`` 0) or second (1) half of the models."""
+        h = self.R // 2
+        return int(self.E_models[:h].sum() if which == 0 else self.E_models[h:2 * h].sum())
+
+    def sep_half(self, which: int) -> int:
+        """sep counted over the first (0) or second (1) half of the models."""
+        h = self.R // 2
+        return int(self.sep_models[:h].sum() if which == 0 else self.sep_models[h:2 * h].sum())
 
 
 def _count(F: dict[str, Tensor]) -> Counts:
@@ -47,7 +59,7 @@ def _count(F: dict[str, Tensor]) -> Counts:
     E = fire["exp1"] & ~fire["exp0"] & ~fire["lin1"] & ~fire["lin0"]
     sep = fire["exp1"] & ~fire["exp0"]
     return Counts(int(E.sum()), *(int(fire[k].sum()) for k in ("exp1", "exp0", "lin1", "lin0")),
-                  sep=int(sep.sum()), R=len(E))
+                  sep=int(sep.sum()), R=len(E), E_models=E.numpy().astype(bool), sep_models=sep.numpy().astype(bool))
 
 
 def _chunks(R: int, per: int) -> list[int]:
@@ -141,24 +153,25 @@ class Panel:
         largest silent row norm) the count is shown but not tested."""
         return self.zero | ~np.isnan(self.theory)
 
-    def agree(self, z: float = 4.0, theory: np.ndarray | None = None) -> np.ndarray:
+    def agree(self, z: float = 4.0, theory: np.ndarray | None = None, half: int | None = None) -> np.ndarray:
         """Per tested point (see :attr:`tested`): the count matches the theory (binomial, z sd; exactly 0
         where P = 0). ``theory`` replaces the exact P(E) (a control). Untested points are False: use
         ``agree()[tested]``."""
         theory = self.theory if theory is None else theory
         out = np.zeros(len(self.xs), bool)
         for i, (c, p) in enumerate(zip(self.counts, theory, strict=True)):
+            E, R = (c.E, self.R) if half is None else (c.half(half), self.R // 2)
             if self.zero[i]:
-                out[i] = c.E == 0
+                out[i] = E == 0
             elif not np.isnan(p):
-                out[i] = binom_ok(c.E, self.R, float(p), z)
+                out[i] = binom_ok(E, R, float(p), z)
         return out
 
-    def verdict(self, theory: np.ndarray | None = None) -> tuple[bool, str]:
+    def verdict(self, theory: np.ndarray | None = None, z: float = 4.0, half: int | None = None) -> tuple[bool, str]:
         """``(ok, text)``: every tested point agrees, and at least one of them has ``P(E) > 0``. The points
         with ``P(E) = 0`` are reported apart: their zero count follows from the row norms (no neuron can
         exceed ``||c||_1 ≤ τ``), so they check the code, not the theory."""
-        t, a = self.tested, self.agree(theory=theory)
+        t, a = self.tested, self.agree(z=z, theory=theory, half=half)
         pos, z = t & ~self.zero, self.zero
         text = f"{int(a[pos].sum())}/{int(pos.sum())} tested points with P(E) > 0 agree"
         if z.any():
@@ -273,4 +286,26 @@ def panel_claim(C, cid: str, statement: str, pn: Panel, paper: str = "counts los
     C.check(cid, statement, kind=EXPERIMENT, paper=paper, ours=text, ok=bool(ok and extra_ok),
             criterion=criterion or "|count − R·P(E)| ≤ 4 sd + 1 at every tested point; 0 where P = 0",
             stable=False, control=("firing chance per neuron halved", bool(ok_alt and extra_ok), text_alt),
-            scale=Scale(ours=f"{pn.R} models per point, {len(pn.xs)} points", paper="100 models per point"))
+            scale=Scale(ours=f"{pn.R} models per point, {len(pn.xs)} points", paper="100 models per point"),
+            variants=panel_variants(pn, extra_ok))
+
+
+def panel_variants(pn: Panel, extra_ok: bool = True) -> list:
+    """The panel's criterion under a skeptic's choices: each half of the models alone (R/2 models per point,
+    against R/2·P(E)), a 3 sd band in place of 4 sd, and, where some tested point disagrees, each such point
+    dropped (leave-one-out; with every point agreeing, dropping one cannot change the outcome)."""
+    from lib.core.claims import Variant
+    out = []
+    for choice, kw in ((f"first half of the models ({pn.R // 2} per point)", dict(half=0)),
+                       (f"second half of the models ({pn.R // 2} per point)", dict(half=1)),
+                       ("3 sd band in place of 4 sd", dict(z=3.0))):
+        ok, text = pn.verdict(**kw)
+        out.append(Variant(choice, bool(ok and extra_ok), text))
+    bad = np.flatnonzero(pn.tested & ~pn.agree())
+    for i in bad:
+        keep = np.ones(len(pn.xs), bool)
+        keep[i] = False
+        t, a = pn.tested & keep, pn.agree()
+        ok = bool((t & ~pn.zero).any() and a[t].all())
+        out.append(Variant(f"drop {pn.key} = {pn.xs[i]}", bool(ok and extra_ok), f"{int(a[t].sum())}/{int(t.sum())} agree"))
+    return out

@@ -503,3 +503,40 @@ def d0_max_norm(construction: str, n: int, k: int, b: float, reading: int, seed:
     pair, _, X = d0_instance(construction, n, k, b, reading, seed, X)
     norms = [row_norms(attend(*pair, X, kind)[0][0]) for kind in kinds]
     return float(torch.cat(norms).max()) if all(bool(torch.isfinite(v).all()) for v in norms) else float("nan")
+
+
+# ----------------------------------------------------------------------------------------------
+# entrywise non-negative X outside the family diag(1, eps I): linear attention separates with O(1) entries
+# ----------------------------------------------------------------------------------------------
+def X_positive(construction: str, k: int, delta: float = 0.0) -> Tensor:
+    """An entrywise non-negative combined parameter with which every *linear* score is >= 0 and every row
+    attends to the flagged key: cross (d = k+1) ``X = e_1 e_0^T`` (0-based: the query's all-ones column
+    times the key's flag), self (d = k+2) ``X = e_d e_0^T`` (the bias column times the flag). Every query has
+    a 1 in that column, so every row scores 1 on the flagged key and 0 elsewhere. ``delta > 0`` adds
+    ``delta`` times the key's row sum to every score (``+ delta e_1 1^T``, resp. ``e_d 1^T``): every score is
+    then >= delta > 0 (strictly positive scores) with a score ratio of order 1/delta."""
+    d = k + 1 if construction == "cross" else k + 2
+    r = 1 if construction == "cross" else d - 1
+    X = torch.zeros(d, d, dtype=DT)
+    X[r, :] = delta
+    X[r, 0] += 1.0
+    return X
+
+
+def positive_rows(construction: str, n: int, k: int, delta: float = 0.0, seed: int = 0) -> dict[str, float]:
+    """Linear attention with :func:`X_positive` on one built instance: the smallest score, the largest spread
+    between the rows of D1 (every row attends alike: 0 up to rounding), the per-neuron firing probability on
+    D1's needle row (exact, :func:`fire_prob` at τ given later: the row itself is returned) and the largest
+    row norm on D0 (every readout is silent on D0 iff it is below τ)."""
+    gen = torch.Generator().manual_seed(seed)
+    X = X_positive(construction, k, delta)
+    if construction == "cross":
+        Q, K0, K1, j1, *_ = cross_pair(1, n, k + 1, gen)
+        p0, p1, row = (Q, K0), (Q, K1), int(j1[0])
+    else:
+        A0, A1, j, _ = self_pair(1, n, k, gen)
+        p0, p1, row = (A0, A0), (A1, A1), int(j[0])
+    S = torch.cat([p[0][0] @ X @ p[1][0].T for p in (p0, p1)])
+    c1, c0 = attend(*p1, X, "linear")[0][0], attend(*p0, X, "linear")[0][0]
+    return {"min_score": float(S.min()), "spread": float((c1 - c1[row]).abs().max()),
+            "c_needle": c1[row].numpy(), "d0_norm": float(row_norms(c0).max())}
