@@ -271,7 +271,7 @@ def test_saturation_claims_controls_and_joint_criterion():
     from lib.chapters.mha_memorization import ledger
     from lib.core import claims
     T, H = 40, 4
-    sat = np.full((T, H), 0.999)
+    sat = np.full((T, H), 0.9999)                                   # saturated under every reading (> 0.999)
     sat[:, 0] = 0.6                                                 # one free head per example, the others saturated
     flat = np.full((T, H), 0.3)
     rows = [dict(H=H, T=T, steps=s, final_acc=1.0 if s == 800 else 0.5, max_weight=(sat if s == 800 else flat).tolist(),
@@ -291,7 +291,9 @@ def test_saturation_claims_controls_and_joint_criterion():
     assert C3.claims["fig3-memorized"].verdict == claims.NOT_DISCRIMINATING
     C2 = claims.Claims("mha-memorization", "book")                  # a network with no saturated head
     ledger.saturation_claims(C2, [dict(r, max_weight=flat.tolist()) for r in rows], theta, P, [])
-    assert C2.claims["fig3-one-free"].verdict == claims.FAILS      # the free-head half alone would pass
+    assert C2.claims["fig3-one-free"].base == claims.FAILS         # the free-head half alone would pass:
+    assert C2.claims["fig3-one-free"].verdict == claims.FRAGILE    # the literal reading (a free head) flips it
+    assert C2.claims["fig3-one-free"].flips[0].startswith("the literal reading")
     assert C2.claims["fig3-majority"].verdict == claims.FAILS
 
 
@@ -311,18 +313,37 @@ def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
 
 
 def test_stored_fig2a_reading_finding_follows_the_curve_shape():
-    """fig2a-reading-paper-scale holds when no reading of "non-saturated" makes a line win (convex counts), and
-    fails as soon as one reading does (counts exactly linear in H)."""
+    """fig2a-reading-paper-scale holds when the line verdict differs between readings of "non-saturated" (a line below
+    0.95 whose near-saturated points fall off it), and fails when every reading agrees (counts exactly linear)."""
     from lib.chapters.mha_memorization import stored
     from lib.core import claims
-    H = [1, 5, 10, 20, 30, 40]
-    for counts, expected in (([3 * h * h + 100 for h in H], claims.HOLDS), ([300 * h + 100 for h in H], claims.FAILS)):
-        cur = {40_000: (H, [c / 40_000 for c in counts], counts)}
+    H, T, ch = [1, 5, 10, 20, 30, 40], 40_000, 0.0112
+    for acc, expected in (([ch + 0.02 * h for h in H], claims.FAILS),
+                          ([ch + 0.02 * h for h in H[:4]] + [0.97, 0.98], claims.HOLDS)):
+        cur = {T: (H, acc, [(a - ch) * T for a in acc], [ch] * len(H))}
         C = claims.Claims("mha-memorization", "book")
         stored._reading_finding(C, cur)
-        assert C.claims["fig2a-reading-paper-scale"].verdict == expected
-        exact = "H²" if expected == claims.HOLDS else "H"            # the generating curve fits exactly
-        assert stored.r2_by_rival(H, [0.1] * len(H), counts, 0.95)[exact] > 0.999
+        assert C.claims["fig2a-reading-paper-scale"].base == expected
+    assert C.claims["fig2a-reading-paper-scale"].variants                   # re-judged under a skeptic's choices
+
+
+def test_stored_fig2a_line_verdict_turns_on_the_chance_floor():
+    """The stored seed-0 Fig. 2(a) run: the line criterion fails as declared, and the paper's own criterion (R² ≥ 0.98)
+    holds once the points at the chance floor (H = 1, accuracy < 2× the majority class) are dropped: that variant
+    flips the claim (fragile); dropping H = 5 instead does not. Counts are above chance."""
+    from lib.book import evidence as store
+    from lib.chapters.mha_memorization import stored
+    pts = store.load("mha-memorization", "fig2a").points
+    if len(pts) < 32:
+        pytest.skip("the stored Fig. 2(a) run is incomplete")
+    cur = stored.above_curves({0: pts})
+    assert stored.floor_H(cur) == [1]
+    assert all(m[0] < 0.02 * T for T, (_, _, m, _) in cur.items())         # H = 1: under 2% of T above chance
+    assert not stored.line_judge(cur)[0]
+    assert stored.line_judge(cur, paper_rule=True, floor=False)[0]
+    v = {x.choice: x.ok for x in stored.line_variants(cur)}
+    assert v["the paper's own criterion, chance floor dropped"] and not v["drop H = 5"]
+
 
 def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
     """Synthetic stored Fig. 3 rows: H = 4 and 8 on the declared grid, memorized up to ``cap[H]``; at every T a
@@ -336,8 +357,8 @@ def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
             k = int(round(sat_frac * T * H))                        # saturate pairs (t, h >= 1) row by row
             idx = [(t, h) for h in range(1, H) for t in range(T)][:k]
             for t, h in idx:
-                mx[t, h] = 0.995
-            rows.append(dict(H=H, T=T, seed=0, final_acc=1.0 if cap[H] is not None and T <= cap[H] else 0.97,
+                mx[t, h] = 0.9999
+            rows.append(dict(H=H, T=T, seed=0, final_acc=1.0 if cap[H] is not None and T <= cap[H] else 0.93,
                              max_weight=mx.tolist(), max_weight_init=np.full((T, H), 0.06).tolist()))
     return rows
 
@@ -361,15 +382,16 @@ def test_fig3_paper_claims_judge_the_stored_rows():
         assert got[k].verdict == claims.HOLDS, (k, got[k])
         assert not got[k].control["passed"]
     assert "700" in got["fig3-paper-majority"].ours                 # the run one grid step past T* is printed
-    assert "H=4, T=700: 0.970" in got["fig3-paper-capacity"].control["value"]
+    assert "H=4, T=700: 0.930" in got["fig3-paper-capacity"].control["value"]
     got, _ = judge(sat_frac=0.45)                                   # below half saturated: majority fails
     assert got["fig3-paper-majority"].verdict == claims.FAILS
     assert got["fig3-paper-one-free"].verdict == claims.HOLDS      # every example still has both kinds of head
-    got, _ = judge(sat_frac=0.0)                                    # nothing saturated: one-free fails too
-    assert got["fig3-paper-one-free"].verdict == claims.FAILS
+    got, _ = judge(sat_frac=0.0)                                    # nothing saturated: one-free fails too,
+    assert got["fig3-paper-one-free"].base == claims.FAILS          # but not under the literal reading (a free head)
+    assert got["fig3-paper-one-free"].verdict == claims.FRAGILE
     got, S = judge(cap={4: 300, 8: 1300})                           # the stored run's shape at H = 4: T* = 300 < 550
     assert got["fig3-paper-capacity"].verdict == claims.FAILS and S[4]["T"] == 300
-    assert "the paper's T=550 trained to 0.970 (located T*=300" in got["fig3-paper-capacity"].ours
+    assert "the paper's T=550 trained to 0.930 (located T*=300" in got["fig3-paper-capacity"].ours
     got, _ = judge(cap={4: 700, 8: 1700})                           # every T memorized: the paper's T is no maximum
     assert got["fig3-paper-capacity"].verdict == claims.NOT_DISCRIMINATING
     got, _ = judge(cap={4: 700, 8: 1300})                           # the rival must hold at every H to pass
@@ -389,7 +411,7 @@ def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
                         total=len(EV3.SWEEPS["fig3"]["points"]))
     monkeypatch.setattr(store, "load", lambda *a, **k: ev)
     text = stored.fig3_cause()
-    assert "T* = 300, not the paper's 550, which trains to accuracy 0.970" in text
+    assert "T* = 300, not the paper's 550, which trains to accuracy 0.930" in text
     assert "the one-free criterion passes whatever T" in text          # head 0 free, others saturated on every row
     assert "at H = 4 the paper finds about 550, our stored run locates T* = 300" in stored.fig3_versus()
     monkeypatch.setattr(store, "load", lambda *a, **k: store.Evidence("mha-memorization", "fig3", points=rows[:2],
@@ -398,7 +420,7 @@ def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
 
 
 def test_dh_no_gain_margin_follows_the_seed_spread():
-    """fig2c-no-gain: the margin is max(0.05, the largest seed half-range); a +0.03 gain inside a ±0.14 spread passes
+    """fig2c-no-gain: the margin is max(0.05, the largest seed half-range); a +0.01 gain inside a ±0.14 spread passes
     only as 'below the spread', and the below-n control fails only when its gain exceeds that spread."""
     from lib.chapters.mha_memorization import ledger
     from lib.core import claims
@@ -409,7 +431,7 @@ def test_dh_no_gain_margin_follows_the_seed_spread():
         C = claims.Claims("mha-memorization", "book")
         ledger.dh_claims(C, rows, P)
         return C.claims["fig2c-no-gain"]
-    tight = {1: [0.40, 0.41, 0.42], 4: [0.60, 0.61, 0.62], 8: [0.60, 0.61, 0.62], 16: [0.63, 0.64, 0.65]}
+    tight = {1: [0.40, 0.41, 0.42], 4: [0.60, 0.61, 0.62], 8: [0.60, 0.61, 0.62], 16: [0.61, 0.62, 0.63]}
     c = judge(tight)
     assert c.verdict == claims.HOLDS and "margin 0.050" in c.ours
     wide = {**tight, 8: [0.42, 0.56, 0.70]}                         # ±0.14 at d_h = n

@@ -60,9 +60,9 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
     def acc2b(p):
         a = min(1.0, 0.01 + (p["n"] - 1) * 0.3 * 6000 / p["T"] / 60) if p["n"] > 1 else 0.01
         if not good and p["n"] == 40:
-            a = 0.02
+            a = 0.1          # a dip above the chance floor (a dip to chance would be dropped by that variant)
         return dict(best_acc=a, memorized=a * p["T"])
-    acc2c = {10: 0.5, 32: 0.7, 64: 0.72 if good else 0.85}
+    acc2c = {10: 0.5, 32: 0.7, 64: 0.71 if good else 0.85}    # good: a gain below every reading of "benefit"
     def f4(p):
         m = 300 * p["H"] + 100 if good else 20 * p["H"] ** 2 + 100
         return dict(best_acc=m / p["T"], memorized=m)
@@ -155,12 +155,14 @@ def test_reversed_controls_pass_on_falling_or_saturated_sequences(monkeypatch):
                      fig5=[dict(p, best_loss=1e-6) for p in good["fig5"]])
     C, _ = _judge(monkeypatch, saturated)
     for i in ("fig2b-monotone-paper-scale", "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
-        assert C.claims[i].verdict == claims.NOT_DISCRIMINATING, (i, C.claims[i])
+        assert C.claims[i].base == claims.NOT_DISCRIMINATING, (i, C.claims[i])
+    # tied MSEs (all 1e-6) hold only because the tie floor exempts them: read strictly (floor 0), they flip
+    assert "tie floor (MSE) = 0" in C.claims["fig5a-monotone-paper-scale"].flips
     falling = dict(good, fig2b=[dict(p, best_acc=0.5 / p["n"], memorized=0.5 / p["n"] * p["T"]) for p in good["fig2b"]],
                    fig5=[dict(p, best_loss=0.01 * p[p["panel"]]) for p in good["fig5"]])
     C, _ = _judge(monkeypatch, falling)
     for i in ("fig2b-monotone-paper-scale", "fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale"):
-        assert C.claims[i].verdict == claims.FAILS and C.claims[i].control["passed"], (i, C.claims[i])
+        assert C.claims[i].base == claims.FAILS and C.claims[i].control["passed"], (i, C.claims[i])
 
 
 def test_not_run_claims_state_their_declared_criterion(monkeypatch):

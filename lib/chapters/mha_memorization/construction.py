@@ -474,3 +474,58 @@ def fcn_bound(n: int, m: int, d_out: int) -> float:
 
 def fcn_params(n: int, d: int, m: int, d_out: int) -> int:
     return ((n + 1) * d + 1) * m + (m + 1) * d_out
+
+
+def adapted_heads(e: np.ndarray, H: int, d: int, d_h: int, rng: np.random.Generator):
+    """A cheap data-adapted rival of the construction: Gaussian W_K, and a Gaussian W_Q projected orthogonally to the
+    mean query and divided by the queries' spread (the mean distance to their mean), so the logits see the queries'
+    differences at order 1 instead of their common part."""
+    m = e.mean(0)
+    P = np.eye(d) - np.outer(m, m) / (m @ m)
+    spread = float(np.linalg.norm(e - m, axis=1).mean())
+    W_K = rng.standard_normal((H, d, d_h)) / math.sqrt(d)
+    W_Q = P @ rng.standard_normal((H, d, d_h)) / (math.sqrt(d) * spread)
+    return W_K, W_Q
+
+
+def conditioning(Z: np.ndarray, k: int) -> float:
+    """σ_k(Z)/σ_1(Z): how far Z is from rank k − 1 (0 when its rank is below k)."""
+    s = singular_values(Z)
+    return float(s[k - 1] / s[0]) if len(s) >= k else 0.0
+
+
+def adapted_fit(E, e, Y, H: int, d_h: int, draws: int, rng: np.random.Generator) -> dict:
+    """The rival of :func:`adapted_heads` followed by the least-squares value step, ``draws`` draws: for each, its
+    numerical rank, fit error and σ_T/σ_1."""
+    out = []
+    for _ in range(draws):
+        Z = features(E, e, *adapted_heads(e, H, E.shape[2], d_h, rng))
+        _, err = value_step(Z, Y)
+        out.append(dict(rankZ=num_rank(Z), err=err, cond=conditioning(Z, len(Z))))
+    return out
+
+
+# the parameter count under other readings of the layer (for the finding that the paper's formula omits a block)
+PARAM_READINGS = {
+    "W_O merged into the read-out (one Hd_v×d_out map)": lambda H, d, dh, dv, do: 2 * H * d * dh + H * d * dv + H * dv * do,
+    "W_V and W_O fused per head (one d×d map each)": lambda H, d, dh, dv, do: 2 * H * d * dh + H * d * d + d * do,
+}
+
+
+def prop5_variants(Hs, n: int, d: int, rng: np.random.Generator) -> list[tuple[str, bool, str]]:
+    """Proposition 5's reached cap under other weight scales and rank tolerances: (choice, whether rank Z =
+    H(d−1)+1 with the sum constraint and min(T, Hd) without it at every H, the ranks)."""
+    out = []
+    for name, sc, tol in (("weight scale 0.1", 0.1, 1e-10), ("weight scale 10", 10.0, 1e-10),
+                          ("rank tolerance 1e-8", 1.0, 1e-8), ("rank tolerance 1e-12", 1.0, 1e-12)):
+        ok, vals = True, []
+        for H in Hs:
+            T = H * d + 10
+            E, e = uniform_data(T, n, d, rng, shared=False)
+            W = random_heads(H, d, d, sc, rng)
+            rf = num_rank(features(E, e, *W), tol)
+            rs = num_rank(features(2 * E / E.sum(-1, keepdims=True), e, *W), tol)
+            ok &= rf == min(T, H * d) and rs == H * (d - 1) + 1
+            vals.append(f"H={H}: {rf}/{rs}")
+        out.append((name, bool(ok), "; ".join(vals)))
+    return out

@@ -26,7 +26,6 @@ before any run:
 """
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from lib.book import evidence as store
@@ -35,7 +34,9 @@ from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization import model as mha_model
 from lib.chapters.mha_memorization import plots as mha_plots
 from lib.chapters.mha_memorization.paper_scale import CRITERIA, GAIN, MSE_FLOOR, PLATEAU, ROWS, STATEMENTS
-from lib.chapters.mha_memorization.stored import SATURATED, curves, increasing, r2_by_rival, reversed_verdict
+from lib.chapters.mha_memorization.stored import (FLOOR, READINGS, SATURATED, curves, increasing,
+                                                   line_variants, majority, r2_by_rival, reversed_verdict)
+from lib.core import robust
 from lib.core.claims import EXPERIMENT, FINDING, HOLDS, NOT_RUN, SANITY, Claims, Control, Scale
 
 CHAPTER = EV.CHAPTER
@@ -68,11 +69,31 @@ def decreasing(mse: list[float], floor: float = MSE_FLOOR) -> bool:
     return all(b < a or (a < floor and b < floor) for a, b in zip(mse, mse[1:], strict=False))
 
 
-def majority(n: int, H: int, T: int, seed: int, classes: int = 100) -> float:
-    """The largest class frequency of a stored point's labels (the same draw as its training data)."""
-    fam = mha_model.MHAMemorization(d=64, n=n, H=H, n_classes=classes)
-    y = mha_model.mha_data(fam, [T], [seed]).examples["y"][0].numpy()
-    return float(np.bincount(y, minlength=classes).max() / T)
+def above(points: list[dict], x: str, shared: bool = True, **sel) -> tuple[list, list, list, list]:
+    """(x values, counts memorized above chance, accuracies, majority fractions) of the points matching ``sel``,
+    sorted by x: the count above chance is (accuracy − majority-class fraction of the point's labels) · T."""
+    pts = sorted((p for p in points if all(p[k] == v for k, v in sel.items())), key=lambda p: p[x])
+    ch = [majority(p["n"], p["H"], p["T"], p["seed"], shared=shared) for p in pts]
+    return ([p[x] for p in pts], [(p["best_acc"] - c) * p["T"] for p, c in zip(pts, ch, strict=True)],
+            [p["best_acc"] for p in pts], ch)
+
+
+def mono_variants(cur: dict, what: str) -> list:
+    """The monotone criterion ({T: (x, counts, accuracies, majority)}) under each reading of "saturated" and with the
+    points at the chance floor dropped."""
+    def judge(lv: float = SATURATED, floor: bool = True) -> tuple[bool, str]:
+        bad = 0
+        for xs, m, a, ch in cur.values():
+            k = [i for i in range(len(xs)) if floor or a[i] >= FLOOR * ch[i]]
+            bad += sum(not increasing([m[i], m[j]], [a[i], a[j]], lv) for i, j in zip(k, k[1:], strict=False))
+        return bad == 0, f"{bad} step(s) against"
+    fl = sorted({xs[i] for xs, _, a, ch in cur.values() for i in range(len(xs)) if a[i] < FLOOR * ch[i]})
+    out = robust.rejudge(lambda lv: judge(lv), {f"saturated read as accuracy ≥ {lv:g}": lv
+                                                for lv in READINGS if lv != SATURATED})
+    if fl:
+        out += robust.rejudge(lambda f: judge(floor=f), {f"drop the chance floor ({what} = "
+                                                         f"{', '.join(map(str, fl))})": False})
+    return out
 
 
 def label_variance(n: int, H: int, T: int, seed: int) -> float:
@@ -99,11 +120,13 @@ def report_fig2b(C: Claims) -> dict:
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
-    cur = {T: series(ev.points, "n", "memorized", T=T) for T in sorted({p["T"] for p in ev.points})}
+    cur4 = {T: above(ev.points, "n", T=T) for T in sorted({p["T"] for p in ev.points})}
+    cur = {T: (xs, m, a) for T, (xs, m, a, _) in cur4.items()}
     sc = Scale(ours=f"n = 1..60 at T = {', '.join(f'{T:,}' for T in cur)}, one seed", paper=sw["paper"])
     C.check("fig2b-monotone-paper-scale", STATEMENTS["fig2b-monotone-paper-scale"][0], paper="monotone in n",
-            ours="; ".join(f"T={T}: " + " ".join(f"{m:.0f}" for m in c[1]) for T, c in cur.items())
-            + f"; {smallest_step(cur)}",
+            ours="counts above chance: " + "; ".join(f"T={T}: " + " ".join(f"{m:.0f}" for m in c[1])
+                                                     for T, c in cur.items()) + f"; {smallest_step(cur)}",
+            variants=mono_variants(cur4, "n"),
             ok=all(increasing(m, a, SATURATED) for _, m, a in cur.values()), kind=EXPERIMENT, stable=False, scale=sc,
             criterion=CRITERIA["fig2b-monotone-paper-scale"],
             control=Control("the same counts in the reversed order of n (a model whose memorization falls with n), the "
@@ -114,6 +137,9 @@ def report_fig2b(C: Claims) -> dict:
             ours=", ".join(f"{a:.4f} ≤ {f:.4f}" for a, f in n1), ok=all(a <= f + 1e-9 for a, f in n1), stable=True,
             criterion=CRITERIA["fig2b-n1-paper-scale"])
     return cur
+
+
+GAINS = (0.02, 0.1)       # other readings of "a benefit" (the claims' own: GAIN)
 
 
 def report_fig2c(C: Claims) -> dict:
@@ -131,11 +157,13 @@ def report_fig2c(C: Claims) -> dict:
     ours = ", ".join(f"d_h={k}: {a:.4f}" for k, a in acc.items())
     C.check("fig2c-up-to-n-paper-scale", STATEMENTS["fig2c-up-to-n-paper-scale"][0], paper="increasing up to n",
             ours=f"{ours}; gain {up:+.4f}", ok=bool(up >= GAIN), kind=EXPERIMENT, stable=False, scale=sc,
+            variants=robust.thresholds(lambda g: (bool(up >= g), f"{up:+.4f}"), GAINS, "benefit threshold (accuracy gain)"),
             criterion=f"acc(d_h = n) − acc(d_h = {lo}) ≥ {GAIN}",
             control=Control(f"beyond n: acc(d_h = {hi}) − acc(d_h = n) ≥ {GAIN}", passed=bool(beyond >= GAIN),
                             value=f"{beyond:+.4f}"))
     C.check("fig2c-no-gain-paper-scale", STATEMENTS["fig2c-no-gain-paper-scale"][0], paper="no gain beyond n",
             ours=f"{ours}; gain {beyond:+.4f}", ok=bool(beyond < GAIN), kind=EXPERIMENT, stable=False, scale=sc,
+            variants=robust.thresholds(lambda g: (bool(beyond < g), f"{beyond:+.4f}"), GAINS, "benefit threshold (accuracy gain)"),
             criterion=f"acc(d_h = {hi}) − acc(d_h = n) < {GAIN}",
             control=Control(f"below n: acc(d_h = n) − acc(d_h = {lo}) < {GAIN}", passed=bool(up < GAIN),
                             value=f"{up:+.4f}"))
@@ -201,15 +229,17 @@ def report_fig4(C: Claims, fig2b: dict) -> dict:
     print(ev.label)
     out: dict = {}
     if not pending(C, ev, sw, sw["claims"]):
-        Hs, mem, acc = series(ev.points, "H", "memorized")
+        Hs, mem, acc, ch = above(ev.points, "H", shared=False)
         f = r2_by_rival(Hs, acc, mem, SATURATED)
         judged = sum(a <= SATURATED for a in acc) >= 3
         crit = lambda a, b: bool(judged and f[a] >= 0.98 and f[a] >= f[b])  # noqa: E731
+        cur = {ev.points[0]["T"]: (Hs, acc, mem, ch)}
         sc = Scale(ours=f"n = 32, H = {', '.join(map(str, Hs))}, T = {ev.points[0]['T']:,}, one seed",
                    paper=sw["paper"])
         C.check("fig4-linear-paper-scale", STATEMENTS["fig4-linear-paper-scale"][0], paper="linear in H",
-                kind=EXPERIMENT, ours=f"R² {f['H']:.3f} (H²: {f['H²']:.3f}); counts " + " ".join(f"{m:.0f}" for m in mem),
-                ok=crit("H", "H²"), stable=False, scale=sc,
+                kind=EXPERIMENT, ours=f"R² {f['H']:.3f} (H²: {f['H²']:.3f}); counts above chance "
+                + " ".join(f"{m:.0f}" for m in mem), ok=crit("H", "H²"), stable=False, scale=sc,
+                variants=line_variants(cur),
                 criterion=CRITERIA["fig4-linear-paper-scale"],
                 control=Control("the rival curve a H² + b", passed=crit("H²", "H"), value=f"{f['H²']:.3f}"))
         out.update(H=(Hs, mem, acc), r2=f)
@@ -217,12 +247,12 @@ def report_fig4(C: Claims, fig2b: dict) -> dict:
     return out
 
 
-def line_weak(xs: list, acc: list, mem: list) -> tuple[bool, dict[str, float], int]:
+def line_weak(xs: list, acc: list, mem: list, level: float = SATURATED) -> tuple[bool, dict[str, float], int]:
     """The criterion of ``fig4-context-paper-scale`` on one panel: (the line count ~ a x + b fails, i.e. R² < 0.98 or
     below that of a √x + b, on ≥ 3 points of accuracy ≤ SATURATED; the R² of each rival; the number of points
     judged). Fewer than 3 judged points: False (nothing to judge)."""
-    f = r2_by_rival(xs, acc, mem, SATURATED)
-    k = sum(a <= SATURATED for a in acc)
+    f = r2_by_rival(xs, acc, mem, level)
+    k = sum(a <= level for a in acc)
     return bool(k >= 3 and not (f["H"] >= 0.98 and f["H"] >= f["√H"])), f, k
 
 
@@ -235,19 +265,27 @@ def report_fig4_context(C: Claims, head: dict, fig2b: dict) -> dict:
     i = "fig4-context-paper-scale"
     if pending(C, ev, sw, sw["claims"]):
         return {}
-    ns, mem, acc = series(ev.points, "n", "memorized")
+    ns, mem, acc, ch = above(ev.points, "n", shared=False)
     out = {"n": (ns, mem, acc), "r2n": r2_by_rival(ns, acc, mem, SATURATED)}
-    plateau(C, ns, mem, fig2b)
+    plateau(C, ns, mem, fig2b, acc)
     if not head and _needs(C, i, "fig4"):          # its control: the head panel
         return out
     ok, f, k = line_weak(ns, acc, mem)
     Hs, memH, accH = head["H"]
     okH, fH, kH = line_weak(Hs, accH, memH)
+    keep = lambda sel: ([ns[i] for i in sel], [acc[i] for i in sel], [mem[i] for i in sel])  # noqa: E731
+    lw = lambda sel, lv=SATURATED: (line_weak(*keep(sel), lv)[0], f"R² {line_weak(*keep(sel), lv)[1]['H']:.3f}")  # noqa: E731
+    idx = list(range(len(ns)))
+    floor = [i for i in idx if acc[i] >= FLOOR * ch[i]]
+    var = robust.rejudge(lambda sel: lw(sel), {"drop the chance floor": floor} if len(floor) < len(idx) else {})
+    var += robust.rejudge(lambda lv: lw(idx, lv), {f"non-saturated read as accuracy ≤ {lv:g}": lv for lv in READINGS
+                                                    if lv != SATURATED and (sum(a <= lv for a in acc) != k)})
+    var += robust.leave_one_out(lambda sel: lw(sel), idx, label=lambda i: f"n = {ns[i]}", min_left=3)
     sc = Scale(ours=f"H = 20, n = {', '.join(map(str, ns))}, T = {ev.points[0]['T']:,}, one seed", paper=sw["paper"])
     C.check(i, STATEMENTS[i][0], paper=STATEMENTS[i][1], kind=EXPERIMENT, stable=False, scale=sc,
-            ours=f"R² of a line in n {f['H']:.3f} (√n: {f['√H']:.3f}; n²: {f['H²']:.3f}) on {k} points; counts "
+            ours=f"R² of a line in n {f['H']:.3f} (√n: {f['√H']:.3f}; n²: {f['H²']:.3f}) on {k} points; counts above chance "
                  + " ".join(f"{m:.0f}" for m in mem),
-            ok=ok, criterion=CRITERIA[i],
+            ok=ok, criterion=CRITERIA[i], variants=var,
             control=Control("the head panel (n = 32, the same T) through the same criterion: a line in H that fails "
                             "too would make the claim say nothing about n in particular", passed=okH,
                             value=f"R² of a line in H {fH['H']:.3f} (√H: {fH['√H']:.3f}) on {kH} points"))
@@ -259,7 +297,7 @@ def growth(ns: list, counts: list, n0: int = 5) -> float:
     return float(counts[-1] / counts[ns.index(n0)])
 
 
-def plateau(C: Claims, ns: list, mem: list, fig2b: dict) -> None:
+def plateau(C: Claims, ns: list, mem: list, fig2b: dict, acc_: list) -> None:
     """``fig4-context-plateau-paper-scale``: the context panel's growth beyond n = 5 is at most PLATEAU; control: the
     same growth on Fig. 2(b)'s shared context at its largest (least saturated) T."""
     i = "fig4-context-plateau-paper-scale"
@@ -268,9 +306,14 @@ def plateau(C: Claims, ns: list, mem: list, fig2b: dict) -> None:
     T = max(fig2b)
     nb, mb, _ = fig2b[T]
     g, gb = growth(ns, mem), growth(nb, mb)
+    var = robust.thresholds(lambda t: (bool(g <= t), f"{g:.2f}"), (1.1, 1.5), "flat threshold (growth ratio)")
+    var += robust.rejudge(lambda kw: (bool(kw["g"] <= PLATEAU), f"{kw['g']:.2f}"), {
+        "growth from n = 10 (not 5)": dict(g=growth(ns, mem, 10)),
+        f"growth to n = {ns[-2]} (the largest n dropped)": dict(g=growth(ns[:-1], mem[:-1])),
+        "counts with chance included (accuracy · T)": dict(g=float(acc_[-1] / acc_[ns.index(5)]))})
     C.check(i, STATEMENTS[i][0], paper=STATEMENTS[i][1], kind=FINDING, stable=False,
             ours=f"count at n = {ns[-1]} / at n = 5: {g:.2f} ({mem[-1]:.0f} / {mem[ns.index(5)]:.0f}); at n = 1: "
-                 f"{mem[0]:.0f}", ok=g <= PLATEAU, criterion=CRITERIA[i],
+                 f"{mem[0]:.0f} (counts above chance)", ok=g <= PLATEAU, criterion=CRITERIA[i], variants=var,
             control=Control(f"Fig. 2(b)'s shared context (H = 20, T = {T:,}), the same ratio", passed=gb <= PLATEAU,
                             value=f"{gb:.2f} ({mb[-1]:.0f} / {mb[nb.index(5)]:.0f})"))
 
@@ -287,8 +330,10 @@ def report_fig5(C: Claims) -> dict:
         xs, mse = cur[k]
         T = next(p["T"] for p in ev.points if p["panel"] == k)
         sc = Scale(ours=f"{k} = {', '.join(map(str, xs))} at T = {T:,}, one seed", paper=sw["paper"])
+        var = robust.thresholds(lambda fl, mse=mse: (decreasing(mse, fl), ""), (0.0, 1e-3), "tie floor (MSE)")
+        var += robust.rejudge(lambda m: (decreasing(m), ""), {f"drop {k} = 1 (the constant-output floor)": mse[1:]})
         C.check(id_, STATEMENTS[id_][0], paper=STATEMENTS[id_][1], ours=" ".join(f"{m:.2e}" for m in mse),
-                ok=decreasing(mse), kind=EXPERIMENT, stable=False, scale=sc, criterion=CRITERIA[id_],
+                ok=decreasing(mse), kind=EXPERIMENT, stable=False, scale=sc, criterion=CRITERIA[id_], variants=var,
                 control=Control(f"the same MSEs in the reversed order of {k} (a model whose MSE rises with {k}), the "
                                 "same criterion", passed=decreasing(mse[::-1]),
                                 value=f"{sum(not decreasing(p) for p in zip(mse[::-1], mse[::-1][1:], strict=False))} "
@@ -319,6 +364,10 @@ def report_fig2a_seed1(C: Claims) -> dict:
             + f"; largest |accuracy seed 1 − seed 0| {gap:.4f}",
             ok=all(increasing(c[2], c[1], SATURATED) for c in c1.values()), kind=EXPERIMENT, stable=False, scale=sc,
             criterion=CRITERIA["fig2a-seeds-paper-scale"],
+            variants=robust.thresholds(lambda lv: all(increasing(c[2], c[1], lv) for c in c1.values()),
+                                       [lv for lv in READINGS if lv != SATURATED], "saturation threshold (accuracy)")
+            + robust.rejudge(lambda c: all(increasing(x[2][1:], x[1][1:], SATURATED) for x in c.values()),
+                             {"drop H = 1 (the chance floor)": c1}),
             control=Control("the seed difference (seed 1 − seed 0 count at each H) through the same criterion",
                             passed=all(increasing(diff[T], acc[T], SATURATED) for T in c1)))
     return {T: (c1[T][0], c0[T][2], c1[T][2]) for T in c1}
