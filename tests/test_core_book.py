@@ -162,3 +162,14 @@ def test_no_absolute_path_of_this_machine_in_a_page(chapter):
     text = (params.ROOT / "book" / f"{chapter}.ipynb").read_text()
     found = re.findall(r'"(/(?:home|work|tmp|root|Users|builds|runner)/[^"]{0,60})', text)
     assert str(params.ROOT) not in text and not found, f"book/{chapter}.ipynb holds absolute paths: {found[:3]}"
+
+
+@pytest.mark.parametrize("chapter", bk_pages.toc_chapters())
+def test_every_judged_claim_survives_or_names_its_variants(chapter):
+    """Issue 30: every experiment claim and finding that a page judges records the analysis variants a skeptic would
+    try; a fragile one names the choices that flip it."""
+    from lib.core.claims import FRAGILE, JUDGED, NOT_RUN, from_notebook
+    recs = from_notebook(str(params.ROOT / "book" / f"{chapter}.ipynb"))
+    bare = [r["id"] for r in recs if r.get("kind") in JUDGED and r["verdict"] != NOT_RUN and not r.get("variants")]
+    assert not bare, f"judged without variants: {bare}"
+    assert all(r.get("flips") for r in recs if r["verdict"] == FRAGILE)
