@@ -484,38 +484,45 @@ def markdown(out: dict, res: dict) -> str:
 
 
 def figure(ev, out: dict):
-    """(a) Held-out loss against N per depth (seed mean ± sd); (b) δ against N per pair, with the ±t·SE band and
-    the transition read off; (c) δ over training, per size, for the last pair (seed means)."""
+    """(a) Held-out loss against N per depth (seed mean ± sd); (b) δ against N per pair, with the ±t·SE bars and
+    the transition read off (two panels, 8.4 in: shrunk to 3/4 in the text column, fonts ≥ 8.5 pt)."""
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, ax = plt.subplots(1, 2, figsize=(8.4, 3.3))
     pts = ev.points
     for L in sorted({p["L"] for p in pts}):
         sz = sorted({p["size"] for p in pts if p["L"] == L})
         v = [[q["test_loss"] for q in _losses(pts, L, s)] for s in sz]
         ax[0].errorbar(sz, [np.mean(x) for x in v], yerr=[np.std(x) for x in v], marker="o", ms=4, capsize=3, label=f"L = {L}")
     ax[0].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="held-out loss (nats)", title="(a) loss by depth")
-    ax[0].legend()
+    ax[0].legend(fontsize=9)
     for (a, b), o in out.items():
         cs = o["cells"]
         x, y = [c.size for c in cs], [c.delta for c in cs]
         bar = [c.t_crit * c.se if not math.isnan(c.se) else 0.0 for c in cs]
-        ax[1].errorbar(x, y, yerr=bar, marker="o", ms=4, capsize=3, label=f"({a}, {b})")
+        ax[1].errorbar(x, y, yerr=bar, marker="o", ms=4, capsize=3, label=f"pair ({a}, {b})")
         t = o["transition"]
         if t["found"]:
             ax[1].axvline(t["size"], ls=":", color=ax[1].lines[-1].get_color())
     ax[1].axhline(0, color="k", lw=0.8)
-    ax[1].set(xscale="log", xlabel="N", ylabel="δ = loss(L) − loss(2L)", title="(b) deeper wins above 0 (bars: t·SE)")
-    ax[1].legend()
+    ax[1].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="δ = loss(L) − loss(2L)", title="(b) δ (> 0: deeper wins)")
+    ax[1].legend(fontsize=9)
+    return fig                                            # laid out by the house style's constrained layout
+
+
+def figure_curves(ev, out: dict):
+    """δ over training, per size, for the last pair (seed means of the learning curves)."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 1, figsize=(6.2, 3.2))
     a, b = list(out)[-1]
     cmap = plt.get_cmap("viridis")
     cs = out[(a, b)]["cells"]
     for i, c in enumerate(cs):
-        st, dl = curve_delta(pts, a, b, c.size)
-        ax[2].plot(st, dl, color=cmap(i / max(1, len(cs) - 1)), label=f"N = {c.size:.2g}")
-    ax[2].axhline(0, color="k", lw=0.8)
-    ax[2].set(xlabel="training step", ylabel="δ (curve batches)", title=f"(c) δ over training, pair ({a}, {b})")
-    ax[2].legend(fontsize=7, ncol=2)
-    return fig                                            # laid out by the house style's constrained layout
+        st, dl = curve_delta(ev.points, a, b, c.size)
+        ax.plot(st, dl, color=cmap(i / max(1, len(cs) - 1)), label=f"N = {c.size:.2g}")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set(xlabel="training step", ylabel="δ (curve batches)", title=f"δ over training, pair ({a}, {b})")
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
 
 
 def overfit(points: list[dict]) -> dict:
