@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from lib.chapters.aot_memorization.page import say
 from lib.chapters.aot_memorization import construction as aot
 from lib.chapters.aot_memorization import skeptic as SK
 from lib.chapters.aot_memorization import stored as S
@@ -159,14 +160,14 @@ def exp6(C: Claims, evs: dict) -> None:
         r, lo, hi = ratio6_interval(H, Y)
         seeds = [ratio6(H, y) for y in Y]
         mean, lo_s, _ = t_interval(seeds)
-        print(f"slope ratio, {S.LABEL[v]}: {r:.2f} (seed-mean curve; 95% bootstrap interval {lo:.2f}-{hi:.2f}); per seed "
+        say(f"slope ratio, {S.LABEL[v]}: {r:.2f} (seed-mean curve; 95% bootstrap interval {lo:.2f}-{hi:.2f}); per seed "
               + ", ".join(f"{x:.2f}" for x in seeds) + f" (their mean {mean:.2f} +- {mean - lo_s:.2f}, a different "
               "statistic: a seed that saturates early is fitted on fewer points)")
-    print(f"slope ratio of the v2 CSV (20 seeds): {rp:.2f}; v2 text: {RATIO6_TEXT}")
+    say(f"slope ratio of the v2 CSV (20 seeds): {rp:.2f}; v2 text: {RATIO6_TEXT}")
     H, acc, _ = S.curve(ev.points, "official", "H", "table_acc")
     if H:
         last = exp6_above_phi5(H, acc)
-        print(f"v1's phi(5H + 2) (a count the proof does not give at d = 2): the official model's full-table accuracy is "
+        say(f"v1's phi(5H + 2) (a count the proof does not give at d = 2): the official model's full-table accuracy is "
               f"above it {'up to H = ' + str(last) if last else 'at no H'} (of H = {', '.join(map(str, H))})")
     ids = list(EXP6_TEXT)
     n = len({p["rep"] for p in ev.points}) or 6
@@ -242,11 +243,11 @@ def exp2(C: Claims, evs: dict) -> None:
     ev, dhs = evs["exp2"], aot.PAPER["exp2_dh"]
     q = {v: [quadratic_fit(sorted(d), [d[k] for k in sorted(d)]) for d in S.by_seed(ev, v, "dh").values()] for v in S.MODELS}
     for v in S.MODELS:
-        print(f"{S.LABEL[v]}, per seed: x² coefficient " + ", ".join(f"{a:+.4f}" for a, _, _ in q[v])
+        say(f"{S.LABEL[v]}, per seed: x² coefficient " + ", ".join(f"{a:+.4f}" for a, _, _ in q[v])
               + "; R² quadratic / line " + ", ".join(f"{b:.3f}/{c:.3f}" for _, b, c in q[v]))
     ppm = {v: per_parameter(ev, v) for v in S.MODELS}
     for v in S.MODELS:
-        print(f"{S.LABEL[v]}: associations per parameter d(S + 2N + 4 d_h H) at d_h = 1..10: "
+        say(f"{S.LABEL[v]}: associations per parameter d(S + 2N + 4 d_h H) at d_h = 1..10: "
               + " ".join(f"{a:.3f}" for a in ppm[v].values()))
     if not_run(C, list(EXP23_TEXT["exp2"]), ev, "v2 CSV curve", EXP23_TEXT["exp2"], EXP23_CRIT):
         return
@@ -306,7 +307,7 @@ def exp3(C: Claims, evs: dict) -> None:
     ev = evs["exp3"]
     at = {v: {r: (s[10], s[15]) for r, s in S.by_seed(ev, v, "d").items() if 10 in s and 15 in s} for v in S.MODELS}
     for v in S.MODELS:
-        print(f"{S.LABEL[v]}, per seed (acc at d = 10, d = 15): " + ", ".join(f"({a:.3f}, {b:.3f})" for a, b in at[v].values()))
+        say(f"{S.LABEL[v]}, per seed (acc at d = 10, d = 15): " + ", ".join(f"({a:.3f}, {b:.3f})" for a, b in at[v].values()))
     if not_run(C, list(EXP23_TEXT["exp3"]), ev, "v2 CSV curve", EXP23_TEXT["exp3"], EXP23_CRIT):
         return
     _claims23(C, ev, "exp3", "d")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib.chapters.aot_memorization.page import say
 from lib.chapters.aot_memorization import construction as aot
 from lib.chapters.aot_memorization import stored as S
 from lib.chapters.aot_memorization import train as AT
@@ -98,7 +99,7 @@ def b1_csv_finding(C: Claims) -> None:
     var = [SK.variant(f"the line's residual >= {m}x the quadratic's (our 5x read otherwise)",
                       (convex_at(q, m) and convex_at(q_in, m), f"{res(q):.1f}x, {res(q_in):.1f}x")) for m in (3, 10)]
     var.append(SK.variant(f"d_h = {P['b1_exp2_dh'][0]} dropped (the smallest head)", (convex_curve(q1), f"{res(q1):.1f}x")))
-    print(f"B.1 CSV (Fig. 6, which v2 calls linear): curvature {c['b1']:.2f} ({c['b1_in']:.2f} without d_h = d); the line "
+    say(f"B.1 CSV (Fig. 6, which v2 calls linear): curvature {c['b1']:.2f} ({c['b1_in']:.2f} without d_h = d); the line "
           f"leaves {res(q):.1f}x the quadratic's residual ({res(q_in):.1f}x without d_h = d). Fig. 1b's v2 CSV (which v2 "
           f"calls quadratic): curvature {c['fig1b']:.2f} ({c['fig1b_in']:.2f} without d_h = d)")
     C.check("appB1-exp2-csv-convex", "v2 calls App. B.1's Fig. 6 (N = 200, d = 50) 'linear' in d_h, against Fig. 1b's "
@@ -129,7 +130,7 @@ def b1_fig6(C: Claims, evs: dict) -> None:
         rival, what_ = curvature(x2, y2), "our stored Fig. 1b (exp2: N = 50, d = 10, official model), which v2 calls quadratic"
     else:
         rival, what_ = c["fig1b"], "Fig. 1b's v2 CSV (N = 50, d = 10, which v2 calls quadratic; our exp2 is not stored)"
-    print(f"curvature (x^2 term over the range / rise): ours {k:.2f} ({k_in:.2f} without d_h = d, where the official model "
+    say(f"curvature (x^2 term over the range / rise): ours {k:.2f} ({k_in:.2f} without d_h = d, where the official model "
           f"drops its compression); B.1 CSV {c['b1']:.2f}; Fig. 1b's v2 CSV {c['fig1b']:.2f}; threshold {c['mid']:.2f}")
     sc = S.scale(ev, "b1-fig6")
     var = [SK.variant("threshold read as the B.1 CSV's own curvature", (k <= c["b1"], f"{k:.2f} vs {c['b1']:.2f}")),
@@ -160,7 +161,7 @@ def b1_fig5(C: Claims, evs: dict) -> None:
     _vs_paper(C, ids[1], ev, [((d, d, H), a) for d in ds for H, a in zip(Hs, csv[d], strict=True)], sc)
     slopes, _ = AT.per_head_slopes(ev.points, ds, Hs, 200)
     k, k_csv = exponent(slopes, 200), exponent(AT.csv_slopes(csv, Hs), 200)
-    print(f"exponent of associations per head ~ d^k over d = 40..60: stored run {k:.2f}; B.1 CSV {k_csv:.2f}")
+    say(f"exponent of associations per head ~ d^k over d = 40..60: stored run {k:.2f}; B.1 CSV {k_csv:.2f}")
     exponent_claim(C, ids[2], B1_TEXT[ids[2]], D, k_csv, 2.0, "B.1 CSV", "v2 text", f"{k_csv:.2f} (B.1 CSV)", sc, "v2", ("b1", None))
     exponent_claim(C, ids[3], B1_TEXT[ids[3]], D, 2.0, k_csv, "v2 text", "B.1 CSV", "2 (v2 text)", sc, "b1", (None, "b1"))
 
@@ -271,7 +272,7 @@ def exp5(C: Claims, evs: dict) -> None:
     if ea.complete and em.complete and ids[0] not in done:
         g = exp5_gap(ea.points, em.points)
         step = exp5_step_gap(ea.points)
-        print("mean gap MLP - AoT (official): " + ", ".join(f"seed {r}: {v:+.3f}" for r, v in g.items()) + f"; v2 CSV {gv2:+.3f}; "
+        say("mean gap MLP - AoT (official): " + ", ".join(f"seed {r}: {v:+.3f}" for r, v in g.items()) + f"; v2 CSV {gv2:+.3f}; "
               "the AoT one head count up minus the AoT: " + fmt(step) + "; recipe and seed noise (mean |v2 CSV's AoT - ours|): "
               + fmt(noise))
         C.check(ids[0], EXP5_TEXT[ids[0]], paper=f"v2 data: mean gap {gv2:+.3f}", ours=fmt(g), ok=better(g),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lib.chapters.aot_memorization.page import say
 from lib.chapters.aot_memorization import construction as aot
 from lib.chapters.aot_memorization import skeptic as SK
 from lib.chapters.aot_memorization import stored as S
@@ -264,12 +265,12 @@ def exp1(C: Claims, evs: dict) -> None:
     diff_t = {d: max(abs(mt[(d, H)][0] - p) for H, p in zip(Hs, aot.PAPER["exp1"][d], strict=True)) for d in ds}
     slopes, _ = AT.per_head_slopes(pts, ds, Hs, 50)
     pslopes = AT.paper_slopes()
-    print("d                      " + " ".join(f"{d:6d}" for d in ds))
-    print("max |ours - paper|     " + " ".join(f"{diff[d]:6.3f}" for d in ds))
+    say("d                      " + " ".join(f"{d:6d}" for d in ds))
+    say("max |ours - paper|     " + " ".join(f"{diff[d]:6.3f}" for d in ds))
     if len({p["rep"] for p in pts}) > 1:
-        print("largest seed std       " + " ".join(f"{max(m[(d, H)][1] for H in Hs):6.3f}" for d in ds))
-    print("associations per head  " + " ".join(f"{slopes.get(d, float('nan')) * 2500 / 0.98:6.0f}" for d in ds))
-    print("  (v2 CSV)             " + " ".join(f"{pslopes[d] * 2500 / 0.98:6.0f}" for d in ds))
+        say("largest seed std       " + " ".join(f"{max(m[(d, H)][1] for H in Hs):6.3f}" for d in ds))
+    say("associations per head  " + " ".join(f"{slopes.get(d, float('nan')) * 2500 / 0.98:6.0f}" for d in ds))
+    say("  (v2 CSV)             " + " ".join(f"{pslopes[d] * 2500 / 0.98:6.0f}" for d in ds))
     sc = S.scale(ev, "exp1")
     dm, dmt = max(diff.values()), max(diff_t.values())
     n_seeds = len({p["rep"] for p in pts})
@@ -286,7 +287,7 @@ def exp1(C: Claims, evs: dict) -> None:
                                                        dmt <= 0.05, f"max |diff| {dmt:.3f}"), variants=var)
     _exp1_shape(C, pts, ds, Hs, mt, sc, text, paper)
     k2 = exponent(pslopes, 50)
-    print(f"exponent of associations per head ~ d^k: stored run {exponent(slopes, 50):.2f} ({len(slopes)} values of d), "
+    say(f"exponent of associations per head ~ d^k: stored run {exponent(slopes, 50):.2f} ({len(slopes)} values of d), "
           f"v2 CSV {k2:.2f}")
     for cid, kc, kr, lc, lr, rs, src in ((EXP1_IDS[4], k2, 3.0, "v2 CSV", "v1 cubic", "v1", ("v2", None)),
                                          (EXP1_IDS[5], 3.0, k2, "v1 cubic", "v2 CSV", "v2", (None, "v2"))):
@@ -318,12 +319,12 @@ def _exp1_eq2(C: Claims, ev, ds: list[int], Hs: list[int], m: dict, pslopes: dic
     linear_claim(C, cid, text[cid], paper[cid], SK.grid(pq, ds, Hs, 50), sc)
     slopes, _ = AT.per_head_slopes(pq, ds, Hs, 50)
     k_q, k_paper = exponent(slopes, 50), exponent(pslopes, 50)
-    print(f"eq. (2) model: exponent of associations per head ~ d^k: {k_q:.2f} (v2 CSV {k_paper:.2f})")
+    say(f"eq. (2) model: exponent of associations per head ~ d^k: {k_q:.2f} (v2 CSV {k_paper:.2f})")
     cid = EXP1_EQ2_IDS[1]
     exponent_claim(C, cid, text[cid], SK.grid(pq, ds, Hs, 50), k_paper, 3.0, "v2 CSV", "v1 cubic", paper[cid], sc, "v1", ("v2", None))
     gap = max(abs(m[(d, H)][0] - mq[(d, H)][0]) for d in ds for H in Hs)
     nxt = max(abs(m[(d, H)][0] - mq[(d + 1, H)][0]) for d in ds[:-1] for H in Hs)
-    print(f"largest |official - eq. (2)| over the {len(ds) * len(Hs)} points: {gap:.3f} (official at d against eq. (2) at "
+    say(f"largest |official - eq. (2)| over the {len(ds) * len(Hs)} points: {gap:.3f} (official at d against eq. (2) at "
           f"d + 1: {nxt:.3f})")
     cid = EXP1_EQ2_IDS[2]
     po = [p for p in ev.points if p["variant"] == "official"]
@@ -405,12 +406,12 @@ def v1(C: Claims, evs: dict) -> None:
     cmp = v1_diffs(m, v1t, Hs)
     diff = {d: max(abs(p[2]) for p in cmp if p[0] == d) for d in ds}
     v2gap = max(abs(p[3]) for p in cmp)
-    print("d                    " + " ".join(f"{d:6d}" for d in ds))
-    print("max |ours - v1 CSV|  " + " ".join(f"{diff[d]:6.3f}" for d in ds))
+    say("d                    " + " ".join(f"{d:6d}" for d in ds))
+    say("max |ours - v1 CSV|  " + " ".join(f"{diff[d]:6.3f}" for d in ds))
     slopes, _ = AT.per_head_slopes(pts, ds, Hs, 50)
     k, k1, k2 = exponent(slopes, 50), exponent(AT.csv_slopes(v1t, Hs), 50), exponent(AT.csv_slopes(aot.PAPER["exp1"], Hs), 50)
-    print(f"exponent of associations per head ~ d^k: v1 protocol {k:.2f}; v1 CSV {k1:.2f}; v2 CSV {k2:.2f}")
-    print(v1_spread(cmp))
+    say(f"exponent of associations per head ~ d^k: v1 protocol {k:.2f}; v1 CSV {k1:.2f}; v2 CSV {k2:.2f}")
+    say(v1_spread(cmp))
     sc = S.scale(ev, "v1")
     n = sum(len(y) for y in v1t.values())
     vs = lambda tol=0.05, below=None: _vs_csv(pts, ds, Hs, tol, below, v1t)

@@ -157,4 +157,4 @@ def plot_depth(ax, recs: list[dict], ds: Sequence[int], Hs: Sequence[int], L: in
     ax.axhline(1 / N, color="#57606a", lw=0.6)
     ax.set(xlabel="heads per layer H", ylabel="accuracy (full table)", ylim=(0, 1.05), xticks=list(Hs),
            title=f"App. B.2 at N = {N}: 1 vs {L} layers")
-    ax.legend(fontsize=6)
+    ax.legend(fontsize=8)

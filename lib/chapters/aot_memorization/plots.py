@@ -21,7 +21,11 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
     """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h, one panel per model (ours), and the paper's
     curves at N = 50 (official v2 CSV) in the last panel."""
     T0 = N * N
-    fig, axes = plots.subplots(1, len(recs_by_model) + 1, width=3.8, height=3.4)
+    fig, grid = plots.subplots(2, 2, width=4.2, height=3.2)
+    axes = list(grid.ravel())
+    for ax in axes[len(recs_by_model) + 1:]:
+        ax.axis("off")
+    axes = axes[: len(recs_by_model) + 1]
     for ax, (model, recs) in zip(axes, recs_by_model.items(), strict=False):
         m = mean_over_reps(recs, key, ["d", "H"])
         for i, d in enumerate(d_list):
@@ -32,7 +36,7 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
         ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":")
         ax.set(xlabel="heads H", ylabel="accuracy", ylim=(0, 1.05))
         ax.set_title(f"ours, {model} model (N = {N})", fontsize=9)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=8)
     Hp = PAPER["exp1_H"]
     ax = axes[-1]
     for i, d in enumerate([4, 6, 8, 10, 12]):
@@ -41,8 +45,7 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
     ax.axhline(1 / 50, color="#57606a", lw=0.8, ls=":")
     ax.set(xlabel="heads H", ylim=(0, 1.05))
     ax.set_title("paper (official v2 CSV, N = 50)", fontsize=9)
-    ax.legend(fontsize=6)
-    fig.suptitle(r"dotted: the bound $\phi(Hd_h+d)$", fontsize=9)
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -70,7 +73,7 @@ def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
     dd = np.linspace(2, 14, 50)
     ax.plot(dd, dd, color="#1a7f37", lw=1, label="bound: d_h per head")
     ax.set(xscale="log", yscale="log", xlabel="d = d_h", ylabel="associations per head")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -86,8 +89,9 @@ def _panel(ax, ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, mo
                         color=plots.COLORS[2 * i], capsize=2, label=f"stored run, {S.LABEL[v]}")
     ax.plot(list(paper), list(paper.values()), **dict(plots.PAPER, label="paper (v2 CSV)"))
     ax.plot(list(bound), list(bound.values()), color="#1a7f37", lw=0.8, ls=":", label="bound phi(H min(d_h, d) + d)")
-    ax.set(xlabel=xlabel, ylabel="running accuracy", ylim=(0, 1.05), title=title)
-    ax.legend(fontsize=6)
+    ax.set(xlabel=xlabel, ylabel="running accuracy", ylim=(0, 1.05))
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
 
 
 def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
@@ -103,51 +107,69 @@ def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
 
 def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS):
     """One stored experiment against the paper's curve and the bound: the figure, then the table. Returns the axis."""
-    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
     _panel(ax[0], ev, x, paper, bound, xlabel, title, models)
     _table(ev, x, paper, bound, models)
-    return ax[0]
+    return fig, ax[0]
 
 
 def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
     """Fig. 1a (seed means, solid) over the v2 CSV (dashed), and Fig. 2b's associations per head, log-log."""
-    _, ax = plots.subplots(1, 2, width=4.6, height=3.4)
+    fig, ax = plots.subplots(1, 2, width=4.2, height=3.6)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(ds):
         col = cmap(i / max(1, len(ds) - 1))
         ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
         ax[0].plot(Hs, PAPER["exp1"][d], color=col, ls="--", lw=0.8)
-    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="Exp. 1, stored run (solid) vs v2 CSV (dashed)")
-    ax[0].legend(fontsize=5, ncol=2)
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
+    ax[0].set_title("Exp. 1 (Fig. 1a), N = 50", fontsize=9)
+    ax[0].legend(fontsize=8, ncol=2, handlelength=1.2, columnspacing=0.8)
     sd = sorted(slopes)
     ax[1].loglog(sd, [slopes[d] * 2500 / (1 - 1 / 50) for d in sd], **dict(plots.OURS, label="stored run"))
     ax[1].loglog(sorted(pslopes), [pslopes[d] * 2500 / (1 - 1 / 50) for d in sorted(pslopes)], **dict(plots.PAPER, label="v2 CSV"))
-    ax[1].set(xlabel="d = d_h", ylabel="associations per head", title="Exp. 4 from the stored run")
-    ax[1].legend(fontsize=7)
+    ax[1].set(xlabel="d = d_h", ylabel="associations per head")
+    ax[1].set_title("Exp. 4 (Fig. 2b)", fontsize=9)
+    ax[1].legend(fontsize=8)
+    plots.show(fig, "Experiments 1 and 4 at the paper's scale (stored sweep `exp1`, official model, seed means). Left: "
+               "running accuracy against the head count H for d = d_h = 3..13 (solid) over the v2 CSV (dashed); the "
+               "curves should coincide. Right: the per-head slope as associations per head against d, log-log, ours "
+               "and the v2 CSV's; the slope of this line is Exp. 4's exponent.", "fig-aot-stored-exp1")
 
 
 def stored_exp6(evs: dict) -> None:
     """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2): figure and table."""
     Hs = PAPER["exp6_H"]
-    _figure_and_table(evs["exp6"], "H", dict(zip(Hs, PAPER["exp6"], strict=True)),
-                      {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}, "heads H", "Exp. 6, stored run: N = 10, d = d_h = 2")
+    fig, _ = _figure_and_table(evs["exp6"], "H", dict(zip(Hs, PAPER["exp6"], strict=True)),
+                               {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}, "heads H",
+                               "Exp. 6, stored run: N = 10, d = d_h = 2")
+    plots.show(fig, "Experiment 6 (Fig. 4) at the official recipe, stored sweep `exp6`: running accuracy against H "
+               "(seed mean and std) for both models, the v2 CSV (20 seeds) and the bound φ(2H + 2) (dotted). Both "
+               "models should stay above the bound; the official one should follow the CSV.", "fig-aot-stored-exp6")
 
 
 def stored_exp2(evs: dict) -> None:
     """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20: figure and table."""
     dhs = PAPER["exp2_dh"]
-    _figure_and_table(evs["exp2"], "dh", dict(zip(dhs, PAPER["exp2"], strict=True)),
-                      {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}, "head dimension d_h",
-                      "Exp. 2, stored run: N = 50, d = 10, H = 20")
+    fig, _ = _figure_and_table(evs["exp2"], "dh", dict(zip(dhs, PAPER["exp2"], strict=True)),
+                               {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}, "head dimension d_h",
+                               "Exp. 2, stored run: N = 50, d = 10, H = 20")
+    plots.show(fig, "Experiment 2 (Fig. 1b) at the paper's scale, stored sweep `exp2`: running accuracy against d_h "
+               "(seed mean and std) for the official model (solid) and the eq. (2) model (dotted), beside the v2 CSV "
+               "and the bound. Look at the shapes: the official curve bends up (convex) with the CSV, the eq. (2) "
+               "curve bends down.", "fig-aot-stored-exp2")
 
 
 def stored_exp3(evs: dict) -> None:
     """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20: figure (d = d_h marked) and table."""
     ds = PAPER["exp3_d"]
-    ax = _figure_and_table(evs["exp3"], "d", dict(zip(ds, PAPER["exp3"], strict=True)),
-                           {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}, "embedding dimension d",
-                           "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
+    fig, ax = _figure_and_table(evs["exp3"], "d", dict(zip(ds, PAPER["exp3"], strict=True)),
+                                {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}, "embedding dimension d",
+                                "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
     ax.axvline(10, color="#57606a", lw=0.6)
+    plots.show(fig, "Experiment 3 (Fig. 2a) at the paper's scale, stored sweep `exp3`: running accuracy against d "
+               "(seed mean and std) for both models, the v2 CSV and the bound; the vertical line marks d = d_h = 10. "
+               "The official model flattens past it, as the CSV does; the eq. (2) model keeps rising to 1.",
+               "fig-aot-stored-exp3")
 
 
 def stored_exp1(evs: dict) -> None:
@@ -167,14 +189,18 @@ def stored_v1(evs: dict) -> None:
     if not ev.complete:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
-    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    fig, ax = plots.subplots(1, 1, width=5.6, height=3.8)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(sorted(v1t)):
         col = cmap(i / (len(v1t) - 1))
         ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
         ax[0].plot(Hs[: len(v1t[d])], v1t[d], color=col, ls="--", lw=0.8)
-    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="v1's protocol, stored run (solid) vs v1 CSV (dashed)")
-    ax[0].legend(fontsize=5, ncol=2)
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
+    ax[0].set_title("v1's protocol, N = 50", fontsize=9)
+    ax[0].legend(fontsize=8, ncol=3, handlelength=1.2, columnspacing=0.8)
+    plots.show(fig, "v1's training protocol (constant learning rate 1e-3, 10k steps of batch 1024, one seed), stored "
+               "sweep `v1`: running accuracy against H for d = d_h = 3..13 (solid) over v1's own CSV (dashed). If "
+               "v1's text described how its figure was made, the two would coincide.", "fig-aot-stored-v1")
 
 
 def stored_b1_fig6(evs: dict) -> None:
@@ -182,10 +208,13 @@ def stored_b1_fig6(evs: dict) -> None:
     ev, dhs = evs["b1-fig6"], PAPER["b1_exp2_dh"]
     if not ev.complete:
         return
-    ax = _figure_and_table(ev, "dh", dict(zip(dhs, PAPER["b1_exp2"], strict=True)),
-                           {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}, "head dimension d_h",
-                           "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",))
+    fig, ax = _figure_and_table(ev, "dh", dict(zip(dhs, PAPER["b1_exp2"], strict=True)),
+                                {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}, "head dimension d_h",
+                                "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",))
     ax.set_ylim(0, 0.7)
+    plots.show(fig, "App. B.1's Fig. 6 (Exp. 2 at N = 200, d = 50, H = 11), stored sweep `b1-fig6`, official model, "
+               "one seed: running accuracy against d_h beside the v2 CSV and the bound. v2 calls this curve linear; "
+               "compare its bend with Fig. 1b's.", "fig-aot-stored-b1-fig6")
 
 
 def stored_b1_fig5(evs: dict) -> None:
@@ -194,15 +223,19 @@ def stored_b1_fig5(evs: dict) -> None:
     if not ev.complete:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
-    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
     for i, d in enumerate(sorted(csv)):
         ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=plots.COLORS[i], marker="o", label=f"stored run, d = d_h = {d}")
         ax[0].plot(Hs, csv[d], color=plots.COLORS[i], ls="--", lw=0.8, label=f"v2 CSV, d = {d}")
-    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05), title="App. B.1 / Fig. 5, stored run: N = 200")
-    ax[0].legend(fontsize=6)
+    ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
+    ax[0].set_title("App. B.1 / Fig. 5, stored run: N = 200", fontsize=9)
+    ax[0].legend(fontsize=8)
     print("H        " + " ".join(f"{H:6d}" for H in Hs))
     for d in sorted(csv):
         print(f"d = {d}   " + " ".join(f"{m[(d, H)][0]:6.3f}" for H in Hs) + "\n  (CSV)  " + " ".join(f"{a:6.3f}" for a in csv[d]))
+    plots.show(fig, "App. B.1's Fig. 5 (Exp. 1 at N = 200, d = d_h = 40, 50, 60), stored sweep `b1-fig5`, official "
+               "model, one seed: running accuracy against H (solid) over the v2 CSV (dashed). v2 calls the growth "
+               "linear in H.", "fig-aot-stored-b1-fig5")
 
 
 def stored_exp5(evs: dict) -> None:
@@ -211,7 +244,7 @@ def stored_exp5(evs: dict) -> None:
     if not (ea.points or em.points or eq.points):
         return
     t = PAPER["exp5"]
-    _, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    fig, ax = plots.subplots(1, 1, width=5.6, height=4.0)
     par = lambda d, H: 4 * d * d * H + d * 141
     for i, d in enumerate(sorted(t)):
         c = plots.COLORS[i]
@@ -222,6 +255,10 @@ def stored_exp5(evs: dict) -> None:
             if pts:
                 xs = [par(d, p["width"] // (2 * d) + 1 if p.get("mlp") else p["H"]) for p in pts]
                 ax[0].plot(xs, [p["running_acc"] for p in pts], color=c, marker=mk, label=f"{lab}, d = {d}")
-    ax[0].set(xlabel="parameters 4d^2 H + d(2N + 1)", ylabel="running accuracy", ylim=(0, 1.05),
-              title="Exp. 5 at N = 70: stored runs (solid) vs v2 CSV (dashed)")
-    ax[0].legend(fontsize=5, ncol=2)
+    ax[0].set(xlabel="parameters 4d^2 H + d(2N + 1)", ylabel="running accuracy", ylim=(0, 1.05))
+    ax[0].set_title("Exp. 5 at N = 70", fontsize=9)
+    ax[0].legend(fontsize=8, ncol=3, handlelength=1.2, columnspacing=0.8)
+    plots.show(fig, "Experiment 5 (Fig. 3) at N = 70, stored sweeps `exp5-n70*`, one seed: running accuracy against "
+               "the parameter count for the official AoT (o), the eq. (2) AoT (x) and the MLP Transformer (^), solid, "
+               "over the v2 CSV (dashed). v2 says the MLP memorizes more at equal parameters; v1 said the same.",
+               "fig-aot-stored-exp5")

@@ -22,8 +22,9 @@ def load() -> dict:
     """The chapter's stored sweeps (:class:`lib.book.evidence.Evidence`), and their provenance printed."""
     sws = E.sweeps(EV.CHAPTER)
     evs = {n: E.load(EV.CHAPTER, n) for n in sws}
+    from lib.chapters.aot_memorization.page import wrap
     for n, ev in evs.items():
-        print(f"{n}: {sws[n]['what']}\n    {ev.label}")
+        print(wrap(f"{n}: {sws[n]['what']}") + "\n" + wrap(f"    {ev.label}"))
     return evs
 
 
