@@ -54,7 +54,7 @@ def _order(ref: str) -> tuple:
 
 
 def _scale(r: dict[str, Any]) -> str:
-    if "paper-scale" in r["id"] or r["id"].endswith("-paper"):
+    if "paper-scale" in r["id"]:
         return "paper scale"
     return ""
 
