@@ -13,6 +13,9 @@ def test_ref_of_names_the_papers_statement():
     assert verdicts.ref_of("table4b") == "Table 4b"
     assert verdicts.ref_of("param-count") is None and verdicts.ref_of("exp-foo") is None
     assert verdicts.ref_of("thm11-softmax", {"thm11": "Theorem 1.1"}) == "Theorem 1.1"
+    assert "Figs. 4–5(f)" in verdicts.box([{"id": "fig45f-x", "verdict": "holds", "kind": "experiment"},
+                                           {"id": "thm1-x", "verdict": "holds", "kind": "theorem"}], set(),
+                                          {"fig45f": "Figs. 4–5(f)"})       # a name outside the default kinds
 
 
 def _chapter() -> nbformat.NotebookNode:

@@ -49,7 +49,7 @@ def ref_of(claim_id: str, overrides: dict[str, str] | None = None) -> str | None
 
 
 def _order(ref: str) -> tuple:
-    kind = next(i for i, (_, name) in enumerate(_KINDS) if ref.startswith(name))
+    kind = next((i for i, (_, name) in enumerate(_KINDS) if ref.startswith(name)), len(_KINDS))   # REFS may name anything
     return (kind, [int(t) if t.isdigit() else t for t in re.findall(r"\d+|\D+", ref)])
 
 
