@@ -18,6 +18,7 @@ the parameter spec requires ``n, d ≥ 2``.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from functools import partial
 
@@ -439,4 +440,4 @@ def four_notations(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: i
 def report(C: Claims, *ids: str) -> None:
     """Print the one-line verdicts of the claims ``ids`` (under the cell that recorded them)."""
     for i in ids:
-        print(repr(C.claims[i]))
+        print(textwrap.fill(repr(C.claims[i]), 100, subsequent_indent="    ", break_on_hyphens=False))

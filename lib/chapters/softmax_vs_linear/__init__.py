@@ -9,3 +9,18 @@ Attention* (2023), reconstructed (the formulas of our copy are lost).
 :mod:`~.plots`          the panels' figures;
 :mod:`~.costs`          the measured cost of the ``paper`` preset (stored once, read by the page).
 """
+
+# the paper's names of the claim-id heads the default parsing misnames (the verdict box)
+REFS = {"thm11": "Theorem 1.1", "thm12": "Theorem 1.2", "fig45f": "Fig. 4(f)/5(f)", "factA1": "Fact A.1",
+        "defC": "Definitions C.1/C.4"}
+
+# the findings that say the paper is wrong (the errata page); the rest of the findings are our analysis
+_GAP = ("Theorems 1.1–1.2 prove the linear half only for the softmax network with the exponential removed: linear attention "
+        "with {how} and the same W and τ separates the {which}-attention datasets at every n, so the theorems do not show that "
+        "linear attention cannot distinguish them")
+ERRATA = {
+    "counter-signed-self": ("gap", _GAP.format(how="an O(1) signed combined parameter", which="self")),
+    "counter-signed-cross": ("gap", _GAP.format(how="an O(1) signed combined parameter", which="cross")),
+    "counter-positive-self": ("gap", _GAP.format(how="a 0/1 combined parameter (every score ≥ 0)", which="self")),
+    "counter-positive-cross": ("gap", _GAP.format(how="a 0/1 combined parameter (every score ≥ 0)", which="cross")),
+}

@@ -44,8 +44,8 @@ def linear_claim(C: Claims, cid: str, statement: str, construction: str, n: int,
     worst = sl_theory.worst_neuron_output(rows, tau)
     tau_c = bound - 0.5 / (n + 1)
     worst_c = sl_theory.worst_neuron_output(rows, tau_c)
-    print(f"{construction}: largest silent row norm {built:.6f} (closed form {bound:.6f}); worst readout at "
-          f"τ = {tau}: F = {worst:g}; at τ = {tau_c:.4f}: F = {worst_c:.4f}")
+    print(f"{construction}: largest silent row norm {built:.6f} (closed form {bound:.6f});\n"
+          f"  worst readout at τ = {tau}: F = {worst:g}; at τ = {tau_c:.4f}: F = {worst_c:.4f}")
     exact = abs(built - bound) < 1e-12
     C.check(cid, statement, kind=THEOREM, paper="w.h.p. [read]; for every W [ours]",
             ours=f"max silent ||c||_1 = {bound:.4f} (built − closed form: {abs(built - bound):.0e}); "

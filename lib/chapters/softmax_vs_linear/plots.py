@@ -15,7 +15,8 @@ LABELS = {"n": "sequence length $n$", "k": "groups $k$ ($d = k+2$)", "d": "featu
 def plot_panels(panels: Sequence[Panel], title: str, ncols: int = 3, width: float = 3.4, height: float = 2.8):
     """Panels in rows of ``ncols``: our count of E out of R models (blue), the exact theory R·P(E) of the
     reconstruction (dashed black), the models in which linear attention fired (red crosses), and the
-    points inside the theorem's window (green ticks). Returns ``(fig, axes)``; the caller's cell shows it."""
+    points inside the theorem's window (green ticks). Returns ``(fig, axes)``; the caller's cell shows it with
+    :func:`lib.core.plots.show` and its caption (the paper's plotted values are lost, so there is no paper overlay)."""
     from lib.core import plots
     nrows = -(-len(panels) // ncols)
     fig, axes = plots.subplots(nrows, min(ncols, len(panels)), width=width, height=height)
@@ -36,7 +37,6 @@ def plot_panels(panels: Sequence[Panel], title: str, ncols: int = 3, width: floa
         ax.set_xlabel(LABELS[pn.key])
         ax.set_ylim(-0.1 * pn.R, 1.08 * pn.R)
         ax.set_ylabel(f"count out of {pn.R}")
-    axes[0].legend(fontsize=7, loc="center right")
-    fig.suptitle(title + " — the paper's plotted values are lost from our copy, so no paper overlay",
-                 fontsize=9)
+    axes[0].legend(fontsize=8, loc="center right")
+    fig.suptitle(title, fontsize=10)
     return fig, axes
