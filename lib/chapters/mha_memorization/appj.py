@@ -474,10 +474,10 @@ def _claims_random(C, rows: list[dict], cfg: dict, seed: int) -> None:
             stable=False, scale=scale,
             control=Control("the same inputs without position embeddings (repeated tokens give equal rows), L0",
                             all(f >= HOLD for f in ctl), ", ".join(f"{f:.2f}" for f in ctl)))
-    n_enough = dict(enough=n >= PAPER_N, why=f"the paper's contrast (GPT-2 L1 ✓, BERT L1 ✗) is at n = {PAPER_N}, where "
-                    f"BERT's [CLS] outputs have Kruskal rank 349 < n; at n = {n} the test asks only for {n} "
-                    f"independent vectors, which random BERT's L1 can also provide (it does at n = 256), so the "
-                    f"two claims would not contrast (run appj_n = {PAPER_N})")
+    n_enough = dict(enough=n >= PAPER_N, why="" if n >= PAPER_N else (
+        f"the paper's contrast (GPT-2 L1 ✓, BERT L1 ✗) is at n = {PAPER_N}, where BERT's [CLS] outputs have Kruskal "
+        f"rank 349 < n; at n = {n} the test asks only for {n} independent vectors, which random BERT's L1 can also "
+        f"provide (it does at n = 256), so the two claims would not contrast (run appj_n = {PAPER_N})"))
     if ("GPT-2", "L1") in R:
         g0, g1, b1 = R[("GPT-2", "L0")], R[("GPT-2", "L1")], R.get(("BERT", "L1"))
         C.check("appj-A1-gpt2", "Table 3: Assumption 1 holds after one random GPT-2 block (L1)", kind=EXPERIMENT,
@@ -506,8 +506,8 @@ def _claims_random(C, rows: list[dict], cfg: dict, seed: int) -> None:
             kind=EXPERIMENT, paper="✗ (all columns)", ours=", ".join(f"{f:.2f}" for f in gp) or "–",
             ok=bool(gp) and all(f < HOLD for f in gp), criterion="< 0.99 of random d-subsets have rank d",
             variants=_thr(lambda f, t: f < t, gp, by_model("GP")) if gp else None,
-            stable=False, scale=replace(scale, enough=bool(gp), why="appj_gp_trials = 0" if not cfg["appj_gp_trials"]
-                          else f"T = {T} < d = {d}: no d-subset to test"),
+            stable=False, scale=replace(scale, enough=bool(gp), why="" if gp else (
+                          "appj_gp_trials = 0" if not cfg["appj_gp_trials"] else f"T = {T} < d = {d}: no d-subset to test")),
             control=Control("T i.i.d. Gaussian vectors in R^d (general position a.s.)", g_ctl < HOLD, f"{g_ctl:.2f}"))
     if g_ctl == g_ctl:
         C.check("appj-GP-test", "The k = d test with torch's float32 rank tolerance (σ > d·ε₃₂·σ_max) rejects data "

@@ -207,11 +207,11 @@ def figure(rows: list[dict], H: int, n: int, d: int):
     ax.axvline(B, color="k", ls=":", lw=1)
     ax.axvline(P, color="#57606a", ls="--", lw=1)
     ax.axhline(TOL, color="#1a7f37", lw=0.8)
-    ax.text(B, 1e-15, " B = H(n−1)+1", fontsize=7)
-    ax.text(P, 1e-15, " H((n−1)d+n)", fontsize=7, ha="right")
+    ax.text(B, 1e-15, " B = H(n−1)+1", fontsize=8)
+    ax.text(P, 1e-15, " H((n−1)d+n)", fontsize=8, ha="right")
     ax.set(yscale="log", xlabel="examples T", ylabel="max |ŷ − y| after fitting",
            title=f"eqs. (1)-(6), shared context, d={d}, n={n}, H={H}")
-    ax.legend(fontsize=7, loc="center right")
+    ax.legend(fontsize=8, loc="center right")
     return fig
 
 

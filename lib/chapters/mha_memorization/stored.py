@@ -233,7 +233,7 @@ def _figure(points: list[dict]) -> None:
                  label="construction H(n-1)+1 at T = 10k")
     axes[0].set(xlabel="heads H", ylabel="best accuracy", ylim=(0, 1.05),
                 title="Fig. 2(a) at paper scale (paper: linear, R² ≥ 0.98)")
-    axes[0].legend(fontsize=6)
+    axes[0].legend(fontsize=8)
 
 
 def report(C: Claims) -> str:
