@@ -22,12 +22,6 @@ from lib.book import captions, verdicts
 from lib.book.fingerprint import BOOK, META, ROOT, RUNS, fingerprint
 
 
-def refs(chapter: str) -> dict[str, str]:
-    """The chapter package's ``REFS`` (claim-id head → the paper's name for it, where the ids' default parsing
-    misnames it, e.g. ``thm11`` → "Theorem 1.1"); empty when it declares none."""
-    import importlib
-    return getattr(importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}"), "REFS", {})
-
 def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool = True,
             run_dir: Path | None = None) -> dict[str, Any]:
     """Execute the chapter with papermill into ``out`` (atomically: a temp file, then a rename).
@@ -63,7 +57,7 @@ def execute(chapter: str, out: Path, values: dict[str, Any], *, progress: bool =
     nb.metadata[META] = record
     pmeta = nb.metadata.get("papermill", {})   # papermill records absolute paths of this machine: keep them relative
     pmeta.update(input_path=f"notebooks/{chapter}.ipynb", output_path=_show(out))
-    verdicts.annotate(nb, refs(chapter))   # the verdict box, and anchors between the claims table and the text
+    verdicts.annotate(nb, verdicts.declared(chapter, "REFS"))   # the verdict box, and anchors between the claims table and the text
     captions.caption_cells(nb)             # figures shown with lib.core.plots.show: numbered and captioned
     for cell in nb.cells:   # the parameter cells are reference material: collapsed on the page
         tags = cell.metadata.setdefault("tags", [])

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lib.book import verdicts
 from lib.book.fingerprint import BOOK, ROOT, executed_meta, lib_modules
 from lib.core import params as _params
 from lib.core.claims import (EVIDENCE, FAILS, FRAGILE, HOLDS, JUDGED, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED,
@@ -102,8 +103,7 @@ def results_page(chapters: list[str] | None = None) -> str:
 def errata(chapter: str) -> dict[str, tuple[str, str]]:
     """The chapter package's ``ERRATA``: claim id → (category, what is wrong), for the findings that are errors,
     gaps or misprints of the paper (not observations of ours)."""
-    import importlib
-    return getattr(importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}"), "ERRATA", {})
+    return verdicts.declared(chapter, "ERRATA")
 
 
 def _sureness(r: dict[str, Any]) -> str:

@@ -30,6 +30,13 @@ _KINDS = [("thm", "Theorem"), ("prop", "Proposition"), ("lemma", "Lemma"), ("cor
 _REF = re.compile(r"^(thm|prop|lemma|cor|claim|remark|def|fact|eq|fig|table|exp|app)([0-9]*)([a-zA-Z]?)([0-9]*)(?=-|$)")
 
 
+def declared(chapter: str, name: str) -> dict:
+    """A chapter package's declared table ``name`` (``REFS``: claim-id head → the paper's name for it, where the
+    default parsing misnames it; ``ERRATA``: claim id → (category, what is wrong)); empty when it declares none."""
+    import importlib
+    return getattr(importlib.import_module(f"lib.chapters.{chapter.replace('-', '_')}"), name, {})
+
+
 def ref_of(claim_id: str, overrides: dict[str, str] | None = None) -> str | None:
     """The paper's statement a claim id names (``thm1-exact`` → "Theorem 1", ``fig2a`` → "Fig. 2(a)",
     ``appB1-exp2`` → "App. B.1"), or None (a finding or a check of ours)."""
