@@ -107,3 +107,21 @@ def test_a_claim_that_flips_under_a_variant_is_fragile_and_names_it():
     assert C.missing_variants() == []
     C.check("e", "s", paper=1, ours=1, ok=True, kind=FINDING)
     assert C.missing_variants() == ["e"]
+
+
+def test_lines_prints_each_claim_once_wrapped(capsys):
+    """``Claims.lines`` prints the verdict line of the claims recorded since its last call, wrapped, and the
+    named claims on request; sanity lines only when asked."""
+    from lib.core.claims import SANITY, THEOREM, Claims
+    C = Claims("t")
+    C.check("a", "x " * 80, paper=1, ours=1, ok=True, kind=THEOREM, control=("c", False))
+    C.check("s", "s", paper=1, ours=1, ok=True, kind=SANITY)
+    C.lines(sanity=False, width=60)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("✓ theorem claim a: holds") and all(len(l) <= 60 for l in out)
+    assert not any("claim s" in l for l in out)
+    C.check("b", "b", paper=1, ours=2, ok=False, kind=THEOREM, control=("c", False))
+    C.lines()
+    assert capsys.readouterr().out.startswith("✗ theorem claim b: does not hold")
+    C.lines("s")
+    assert "sanity claim s" in capsys.readouterr().out

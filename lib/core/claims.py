@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import html
 import math
+import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -126,6 +127,7 @@ class Claim:
         return line
 
 
+LINE_WIDTH = 96   # characters of a printed line at the page's text width
 MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
 
 
@@ -154,6 +156,7 @@ class Claims:
     def __init__(self, chapter: str, preset: str = "book") -> None:
         self.chapter, self.preset = chapter, preset
         self.claims: dict[str, Claim] = {}
+        self._shown = 0   # claims whose verdict line :meth:`lines` has printed
 
     def _add(self, claim: Claim, ok: bool, kind: str | None, control: Control | None,
              scale: Scale | None, variants: list[Variant] | None = None) -> Claim:
@@ -263,6 +266,17 @@ class Claims:
         for c in self.claims.values():
             out[c.kind] += 1
         return {k: v for k, v in out.items() if v}
+
+    def lines(self, *ids: str, sanity: bool = True, width: int = LINE_WIDTH) -> None:
+        """Print the verdict line (the repr) of the claims ``ids``, or of every claim recorded since the last call
+        (sanity checks only when ``sanity``), wrapped at ``width`` with indented continuations: the line a page
+        shows under the check that recorded the claim (the verdict box links to it, :mod:`lib.book.verdicts`)."""
+        recs = [self.claims[i] for i in ids] if ids else list(self.claims.values())[self._shown:]
+        self._shown = self._shown if ids else len(self.claims)
+        for c in recs:
+            if sanity or c.kind != SANITY:
+                print(textwrap.fill(repr(c), width, subsequent_indent="    ", break_on_hyphens=False,
+                                    break_long_words=False))
 
     def table(self) -> None:
         """Display the reader's claims table; its output metadata carries the claims as JSON."""

@@ -22,14 +22,15 @@ T = TypeVar("T")
 Judge = Callable[[Any], "tuple[bool, Any]"]
 
 
-def _variant(choice: str, judged: tuple[bool, Any] | bool) -> Variant:
+def variant(choice: str, judged: tuple[bool, Any] | bool) -> Variant:
+    """One variant from a judge's result ``(ok, value)`` (or a bare ``ok``)."""
     ok, value = judged if isinstance(judged, tuple) else (judged, "")
     return Variant(choice, bool(ok), str(value))
 
 
 def rejudge(judge: Judge, choices: Mapping[str, Any]) -> list[Variant]:
     """The criterion ``judge`` applied to each choice's data: ``{choice: data}`` → one variant each."""
-    return [_variant(name, judge(data)) for name, data in choices.items()]
+    return [variant(name, judge(data)) for name, data in choices.items()]
 
 
 def leave_one_out(judge: Judge, points: Sequence[T], label: Callable[[T], str] = str,
@@ -37,7 +38,7 @@ def leave_one_out(judge: Judge, points: Sequence[T], label: Callable[[T], str] =
     """The criterion with each single point dropped (while at least ``min_left`` points remain)."""
     if len(points) - 1 < min_left:
         return []
-    return [_variant(f"drop {label(p)}", judge([q for j, q in enumerate(points) if j != i]))
+    return [variant(f"drop {label(p)}", judge([q for j, q in enumerate(points) if j != i]))
             for i, p in enumerate(points)]
 
 
@@ -48,15 +49,15 @@ def drop_where(judge: Judge, points: Sequence[T], keep: Callable[[T], bool], cho
     kept = [p for p in points if keep(p)]
     if len(kept) == len(points) or len(kept) < min_left:
         return []
-    return [_variant(choice, judge(kept))]
+    return [variant(choice, judge(kept))]
 
 
 def each(judge: Judge, groups: Mapping[Any, Any], name: str = "seed") -> list[Variant]:
     """The criterion on each group alone (each seed, each width, ...): ``{key: data}``."""
-    return [_variant(f"{name} {k} alone", judge(v)) for k, v in groups.items()]
+    return [variant(f"{name} {k} alone", judge(v)) for k, v in groups.items()]
 
 
 def thresholds(test: Callable[[float], tuple[bool, Any] | bool], readings: Iterable[float],
                name: str = "threshold") -> list[Variant]:
     """The criterion under each reading of a threshold the paper leaves undefined."""
-    return [_variant(f"{name} = {r:g}", test(r)) for r in readings]
+    return [variant(f"{name} = {r:g}", test(r)) for r in readings]
