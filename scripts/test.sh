@@ -9,6 +9,6 @@ echo "[test] ruff (pyflakes F, bugbear B, complexity C901 <= 15) on lib, tests, 
 .venv/bin/ruff check lib tests benchmarks
 export ATR_QUIET=1   # no progress bars inside re-executed chapters
 workers=${ATR_TEST_WORKERS:-2}
-exec .venv/bin/python -m pytest -n "$workers" --dist loadfile \
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile --durations=15 \
   --nbval-lax --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
   tests book "$@"

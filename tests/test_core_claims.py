@@ -125,3 +125,20 @@ def test_lines_prints_each_claim_once_wrapped(capsys):
     assert capsys.readouterr().out.startswith("✗ theorem claim b: does not hold")
     C.lines("s")
     assert "sanity claim s" in capsys.readouterr().out
+
+
+def test_one_row_per_statement_with_the_paper_scale_as_a_column():
+    """A statement judged at this preset and at the paper's scale (``<id>`` and ``<id>-paper-scale``) is one row
+    with both verdicts; a paper-scale claim without a twin has its own row; both ids stay link targets."""
+    C = Claims("x")
+    C.check("fig1-a", "small", paper=1, ours=1, ok=True, kind=EXPERIMENT, control=("c", False), variants=[("v", True)])
+    C.check("fig1-a-paper-scale", "big", paper=1, ours=2, ok=False, kind=EXPERIMENT, control=("c", False),
+            variants=[("v", False)])
+    C.check("fig1-b-paper-scale", "alone", paper=1, ours=2, ok=True, kind=EXPERIMENT, control=("c", False),
+            variants=[("v", True)])
+    html = to_html(C.records())
+    assert html.count("<tr id=") == 2 and "at the paper's scale" in html
+    assert "id='row-fig1-a'" in html and "id='row-fig1-a-paper-scale'" in html and "id='row-fig1-b-paper-scale'" in html
+    assert "data-verdict='holds does not hold'" in html
+    only_book = to_html([r for r in C.records() if not r["id"].endswith("paper-scale")])
+    assert "at the paper's scale" not in only_book

@@ -42,7 +42,7 @@ function filterClaims() {
   var v = document.getElementById("verdict-filter").value, c = document.getElementById("chapter-filter").value;
   document.querySelectorAll("table.claims-table tr[data-kind]").forEach(function (row) {
     var k = row.getAttribute("data-kind");
-    var hide = (ev && k !== "theorem" && k !== "experiment") || (v && row.getAttribute("data-verdict") !== v) ||
+    var hide = (ev && k !== "theorem" && k !== "experiment") || (v && row.getAttribute("data-verdict").indexOf(v) < 0) ||
                (c && row.getAttribute("data-chapter") !== c);
     row.style.display = hide ? "none" : "";
   });

@@ -347,22 +347,50 @@ def _details_html(r: dict[str, Any]) -> str:
     return f"<details><summary>details</summary>{'<br>'.join(parts)}</details>" if parts else ""
 
 
+PAPER_SCALE = "-paper-scale"   # the id suffix of a statement's claim at the paper's scale (stored evidence)
+
+
+def _twins(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``{id: record at the paper's scale}`` for every claim whose id + :data:`PAPER_SCALE` is also a claim of the
+    same chapter: the same statement of the paper at two scales, shown in one row."""
+    by = {(r.get("chapter", ""), r["id"]): r for r in records}
+    return {r["id"] + "@" + r.get("chapter", ""): by[(r.get("chapter", ""), r["id"] + PAPER_SCALE)]
+            for r in records if (r.get("chapter", ""), r["id"] + PAPER_SCALE) in by}
+
+
+def _row(r: dict[str, Any], twin: dict[str, Any] | None, with_chapter: bool, scales: bool) -> str:
+    """One statement's row; with ``scales``, the paper-scale verdict in a column of its own."""
+    e, kind = html.escape, r.get("kind", UNCLASSIFIED)
+    rid = (lambda x: f"{r.get('chapter', '')}-{x['id']}" if with_chapter else x["id"])
+    at_paper = r["id"].endswith(PAPER_SCALE) and twin is None
+    book, paper = (None, r) if at_paper else (r, twin)
+    verdicts = " ".join(x["verdict"] for x in (book, paper) if x)
+    cells = (f"<td>{_verdict_html(book) if book else '—'}</td>" +
+             (f"<td>{_verdict_html(paper) + '<br><small>ours: ' + e(paper['ours']) + '</small>' if paper else '—'}"
+              "</td>" if scales else ""))
+    anchor = f"<span id='row-{e(rid(twin))}'></span>" if twin else ""
+    more = (f"<details><summary>at the paper's scale: <code>{e(twin['id'])}</code></summary>{e(twin['statement'])}"
+            f"{_details_html(twin)}</details>") if twin else ""
+    return (f"<tr id='row-{e(rid(r))}' data-kind='{e(kind)}' data-verdict='{e(verdicts)}' "
+            f"data-chapter='{e(r.get('chapter', ''))}'>{cells}" +
+            (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
+            f"<td>{anchor}<code>{e(r['id'])}</code> <small>({e(kind)})</small><br>{e(r['statement'])}"
+            f"{_details_html(r)}{more}</td><td>{e(r['paper'])}</td><td>{e(r['ours']) if book else '—'}</td></tr>")
+
+
 def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
-    """Render claim records as an HTML table (used in chapters and on the results page): verdict first, then the
-    claim, the paper's value and ours; criterion, control, scale and variants folded. Each row carries ``id``
-    (``row-<claim id>``), ``data-kind``, ``data-verdict`` and ``data-chapter`` for links and filters."""
-    e = html.escape
-    head = ("<th>verdict</th>" + ("<th>chapter</th>" if with_chapter else "") +
-            "<th>claim</th><th>paper</th><th>ours</th>")
-    rows = []
-    for r in records:
-        kind = r.get("kind", UNCLASSIFIED)
-        rid = f"{r.get('chapter', '')}-{r['id']}" if with_chapter else r["id"]
-        rows.append(f"<tr id='row-{e(rid)}' data-kind='{e(kind)}' data-verdict='{e(r['verdict'])}' "
-                    f"data-chapter='{e(r.get('chapter', ''))}'><td>{_verdict_html(r)}</td>" +
-                    (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
-                    f"<td><code>{e(r['id'])}</code> <small>({e(kind)})</small><br>{e(r['statement'])}"
-                    f"{_details_html(r)}</td><td>{e(r['paper'])}</td><td>{e(r['ours'])}</td></tr>")
+    """Render claim records as an HTML table (used in chapters and on the results page): one row per statement,
+    verdict first (when some statement is also judged at the paper's scale, from stored evidence, that verdict
+    in a column of its own), then the claim, the paper's value and ours; criterion, control, scale and variants
+    folded. Each row carries ``id`` (``row-<claim id>``; the paper-scale twin's id as an anchor inside),
+    ``data-kind``, ``data-verdict`` (the verdicts of the row, space-separated) and ``data-chapter``."""
+    twins = _twins(records)
+    shown = {(t.get("chapter", ""), t["id"]) for t in twins.values()}
+    scales = any(r["id"].endswith(PAPER_SCALE) for r in records)
+    head = ("<th>verdict</th>" + ("<th>at the paper's scale (stored runs)</th>" if scales else "") +
+            ("<th>chapter</th>" if with_chapter else "") + "<th>claim</th><th>paper</th><th>ours</th>")
+    rows = [_row(r, twins.get(r["id"] + "@" + r.get("chapter", "")), with_chapter, scales)
+            for r in records if (r.get("chapter", ""), r["id"]) not in shown]
     return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
