@@ -45,15 +45,23 @@ MEASURE = """<script>
 window.addEventListener("load", function () {
   var mj = window.MathJax && MathJax.startup && MathJax.startup.promise;
   (mj || Promise.resolve()).then(function () {
-    var d = document.documentElement, clipped = 0;
+    var d = document.documentElement, clipped = 0, unscrollable = 0;
     document.querySelectorAll('mjx-container[display="true"]').forEach(function (m) {
       var box = m.parentElement.getBoundingClientRect(), r = m.getBoundingClientRect();
-      if (r.width > box.width + 1 || m.scrollWidth > m.clientWidth + 1) clipped++;
+      if (r.width > box.width + 1 || m.scrollWidth > m.clientWidth + 1) {
+        clipped++;
+        var scrolls = [m, m.parentElement].some(function (e) {
+          var ox = getComputedStyle(e).overflowX;
+          return ox === "auto" || ox === "scroll";
+        });
+        if (!scrolls) unscrollable++;
+      }
     });
     var out = document.createElement("div");
     out.id = "atr-measure";
     out.setAttribute("data-overflow", String(d.scrollWidth - d.clientWidth));
     out.setAttribute("data-clipped", String(clipped));
+    out.setAttribute("data-unscrollable", String(unscrollable));
     document.body.appendChild(out);
   });
 });
@@ -100,9 +108,9 @@ def measure(page: Path, width: int, height: int) -> dict[str, int]:
         dom = _render([copy], width, height)[copy]
     finally:
         copy.unlink()
-    m = re.search(r'id="atr-measure" data-overflow="(-?\d+)" data-clipped="(\d+)"', dom)
+    m = re.search(r'id="atr-measure" data-overflow="(-?\d+)" data-clipped="(\d+)" data-unscrollable="(\d+)"', dom)
     assert m, "the measuring script did not run"
-    return {"overflow": int(m.group(1)), "clipped": int(m.group(2))}
+    return {"overflow": int(m.group(1)), "clipped": int(m.group(2)), "unscrollable": int(m.group(3))}
 
 
 def _inject(page: Path, name: str, snippet: str) -> Path:
@@ -167,6 +175,9 @@ def test_no_page_overflows_and_no_equation_is_clipped(measured):
     clipped = {k: v["clipped"] for k, v in measured.items() if k[1] == 1280 and v["clipped"]}
     assert not over, f"pages wider than the screen (px): {over}"
     assert not clipped, f"display equations wider than their box at 1280 px: {clipped}"
+    # on a phone a long display equation may be wider than the column, but then it scrolls (it is never cut off)
+    hidden = {k: v["unscrollable"] for k, v in measured.items() if v["unscrollable"]}
+    assert not hidden, f"display equations cut off (wider than their box and not scrollable): {hidden}"
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
@@ -178,10 +189,13 @@ def test_injected_layout_and_tex_defects_are_caught(site):
     wide = _inject(page, "injected-wide.html", '<div style="width:3000px;min-width:3000px">wide</div>')
     eq = _inject(page, "injected-eq.html", '<div class="math notranslate nohighlight">\\[' + " + ".join(
         f"x_{{{i}}}" for i in range(300)) + "\\]</div>")
+    cut = _inject(page, "injected-cut.html", "<style>mjx-container, div.math { overflow-x: visible !important; }</style>"
+                  '<div class="math notranslate nohighlight">\\[' + " + ".join(f"x_{{{i}}}" for i in range(300)) + "\\]</div>")
     try:
         assert stray_tex(_render([tex])[tex]), "stray TeX was not detected"
         assert measure(wide, 1280, 900)["overflow"] > 0, "a page wider than the screen was not detected"
         assert measure(eq, 1280, 900)["clipped"] > 0, "a clipped display equation was not detected"
+        assert measure(cut, 390, 844)["unscrollable"] > 0, "a cut-off display equation was not detected"
     finally:
-        for p in (tex, wide, eq):
+        for p in (tex, wide, eq, cut):
             p.unlink()

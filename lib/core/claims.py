@@ -391,7 +391,8 @@ def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
             ("<th>chapter</th>" if with_chapter else "") + "<th>claim</th><th>paper</th><th>ours</th>")
     rows = [_row(r, twins.get(r["id"] + "@" + r.get("chapter", "")), with_chapter, scales)
             for r in records if (r.get("chapter", ""), r["id"]) not in shown]
-    return f"<table class='table claims-table'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    cls = "table claims-table" + (" with-scale" if scales else "")
+    return f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def from_notebook(path: str) -> list[dict[str, Any]]:
