@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from lib.core.claims import FINDING, FRAGILE, MARK, META_KEY, SANITY, VERDICTS
+from lib.core.claims import FINDING, FRAGILE, MARK, META_KEY, SANITY, VERDICTS, from_notebook
 
 BOX_TAG = "verdict-box"
 _ANCHOR = "<a id=\"claim-{}\"></a>"
@@ -102,14 +102,6 @@ def box(records: list[dict[str, Any]], anchors: set[str], overrides: dict[str, s
             f"<table class=\"verdict-box-table\"><tbody>{body}</tbody></table>\n<p><small>{legend}</small></p>\n</div>")
 
 
-def _records(nb: Any) -> list[dict[str, Any]]:
-    for cell in nb.cells:
-        for o in cell.get("outputs", []):
-            if META_KEY in o.get("metadata", {}):
-                return o["metadata"][META_KEY]
-    return []
-
-
 def _text(cell: Any) -> str:
     out = []
     for o in cell.get("outputs", []):
@@ -147,7 +139,7 @@ def _link_table(nb: Any, anchors: set[str]) -> None:
 def annotate(nb: Any, overrides: dict[str, str] | None = None) -> None:
     """Anchors, table links and the verdict box (module docstring), in place; no-op without a ledger."""
     import nbformat
-    records = [r for r in _records(nb) if r["verdict"] in VERDICTS]
+    records = [r for r in from_notebook(nb) if r["verdict"] in VERDICTS]
     if not records:
         return
     anchors = _place_anchors(nb)

@@ -44,6 +44,7 @@ import html
 import math
 import textwrap
 from dataclasses import asdict, dataclass
+from os import PathLike
 from typing import Any
 
 HOLDS, FAILS, NOT_RUN = "holds", "does not hold", "not run at this preset"
@@ -395,10 +396,10 @@ def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
     return f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def from_notebook(path: str) -> list[dict[str, Any]]:
-    """All claim records found in the output metadata of an executed notebook."""
+def from_notebook(nb: Any) -> list[dict[str, Any]]:
+    """All claim records found in the output metadata of an executed notebook (a path, or the notebook read)."""
     import nbformat
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(nb, as_version=4) if isinstance(nb, (str, PathLike)) else nb
     out: list[dict[str, Any]] = []
     for cell in nb.cells:
         for o in cell.get("outputs", []):
