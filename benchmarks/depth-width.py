@@ -18,9 +18,9 @@ import time
 import numpy as np
 import torch
 
-from lib.chapters.depth_width import checks as dw_checks
-from lib.chapters.depth_width import lm
-from lib.chapters.depth_width import seprank as sr
+from lib.chapters.depth_width.theory import rankgrid as dw_checks
+from lib.chapters.depth_width import train as lm
+from lib.chapters.depth_width.theory import seprank as sr
 from lib.core import params
 
 

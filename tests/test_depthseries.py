@@ -1,4 +1,4 @@
-"""Tests of lib.chapters.depth_width.depthseries: Lemma 6's construction at a tiny size, and the stored exact sweeps
+"""Tests of lib.chapters.depth_width.theory.depthseries: Lemma 6's construction at a tiny size, and the stored exact sweeps
 (lemma6, rank-series, width-points): every point under a CPU-second recomputed with today's code (exact equality),
 the page reader's claims, and a stale sweep making them not run. A hand-edited stored number is caught by its digest
 (tests/test_evidence.py)."""
@@ -7,10 +7,10 @@ import shutil
 import pytest
 
 from lib.book import evidence as EV
-from lib.chapters.depth_width import bounds
-from lib.chapters.depth_width import depthseries as ds
-from lib.chapters.depth_width import series_report as dr
-from lib.chapters.depth_width.bounds import multiset
+from lib.chapters.depth_width.theory import bounds
+from lib.chapters.depth_width.theory import depthseries as ds
+from lib.chapters.depth_width.claims import series as dr
+from lib.chapters.depth_width.theory.bounds import multiset
 from lib.core.claims import HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 from lib.engine import sweep
 
@@ -98,7 +98,7 @@ def test_declared_widths_are_the_candidates(stored):
 
 def test_report_claims_and_stale(stored, tmp_path, capsys):
     C = Claims("depth-width")
-    dr.report(C)
+    dr.section2b(C)
     out = capsys.readouterr().out
     assert "stored run of" in out and "python -m lib evidence depth-width rank-series" in out
     assert C.missing_controls() == []
@@ -115,11 +115,11 @@ def test_report_claims_and_stale(stored, tmp_path, capsys):
     for n in dr.SWEEPS:
         shutil.copytree(EV.folder(dr.CHAPTER, n), root / dr.CHAPTER / n)
     man = EV.read_manifest(dr.CHAPTER, "lemma6", root)
-    man["definitions"]["lib.chapters.depth_width.seprank:rank_modp"] = "0" * 16
+    man["definitions"]["lib.chapters.depth_width.theory.seprank:rank_modp"] = "0" * 16
     man["fingerprint"] = "0" * 12
     EV._write_manifest(man, dr.CHAPTER, "lemma6", root)
     C2 = Claims("depth-width")
-    dr.report(C2, root)
+    dr.section2b(C2, root)
     out = capsys.readouterr().out
     assert "STALE" in out and "seprank:rank_modp (edited)" in out
     assert {c.verdict for c in C2.claims.values()} == {NOT_RUN} and "series-growth" in C2.claims

@@ -1,16 +1,17 @@
-"""Unit tests of the depth-width chapter's library (lib.chapters.depth_width.seprank, lib.depthwidth, lib.chapters.depth_width.lm)."""
+"""Unit tests of the depth-width chapter's library (lib.chapters.depth_width: theory, model, train, claims)."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from lib.chapters.depth_width import bounds as dw_bounds
-from lib.chapters.depth_width import checks as dw_checks
-from lib.chapters.depth_width import fit as dw_fit
-from lib.chapters.depth_width import lm
-from lib.chapters.depth_width import network as dw_net
-from lib.chapters.depth_width import seprank as sr
+from lib.chapters.depth_width import model
+from lib.chapters.depth_width import model as dw_net
+from lib.chapters.depth_width import train as lm
+from lib.chapters.depth_width.claims import fit as dw_fit
+from lib.chapters.depth_width.theory import bounds as dw_bounds
+from lib.chapters.depth_width.theory import rankgrid as dw_checks
+from lib.chapters.depth_width.theory import seprank as sr
 from lib.core import params
 from lib.core.params import ParameterError
 
@@ -132,9 +133,9 @@ def test_table1_and_projection():
 
 
 def test_lm_model_size_and_forward():
-    assert lm.width_for(8e4, 2) == 58 and lm.width_for(8e4, 4) == 40
+    assert model.width_for(8e4, 2) == 58 and model.width_for(8e4, 4) == 40
     torch.manual_seed(0)
-    m = lm.GPT(vocab=300, d=20, L=2, H=2, T=16)
+    m = model.GPT(vocab=300, d=20, L=2, H=2, T=16)
     x = torch.randint(0, 300, (3, 16))
     assert m(x).shape == (3, 16, 300)
     n = m.non_embedding_params()
@@ -186,7 +187,7 @@ def _lm_results(diff_small: float, diff_large: float):
 
 
 def test_width_efficiency_cannot_pass_when_the_deeper_model_wins():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import lm as lf
     from lib.core.claims import FAILS, HOLDS, NOT_RUN, Claims
     P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
     for diff, verdict in [(0.1, HOLDS), (-0.05, FAILS), (0.01, FAILS)]:
@@ -205,7 +206,7 @@ def test_width_efficiency_cannot_pass_when_the_deeper_model_wins():
 
 
 def test_lm_beats_unigram_is_not_discriminating_when_the_bigram_predictor_also_beats_it():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import lm as lf
     from lib.core.claims import HOLDS, NOT_DISCRIMINATING, Claims
     P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
     for bigram, verdict in [(3.6, NOT_DISCRIMINATING), (5.5, HOLDS)]:
@@ -215,7 +216,7 @@ def test_lm_beats_unigram_is_not_discriminating_when_the_bigram_predictor_also_b
 
 
 def test_lm_size_helps_needs_a_real_decrease():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import lm as lf
     from lib.core.claims import FAILS, HOLDS, Claims
     P = dict(lm_depths=[2, 4], lm_sizes=[2e4, 8e4], lm_steps=300, lm_batch=24, lm_seq=64, lm_vocab=512)
     R = lm.RunResult
@@ -228,7 +229,7 @@ def test_lm_size_helps_needs_a_real_decrease():
 
 
 def test_transition_claim_reports_cpu_hours():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import lm as lf
     from lib.core.claims import NOT_RUN, Claims
     C = Claims("depth-width")
     timing = dict(L=6, d=214, T=128, batch=8, seconds_per_step=1.0, flops_per_step=2e10, flops_per_second=2e10, threads=1)
@@ -240,7 +241,9 @@ def test_transition_claim_reports_cpu_hours():
 
 
 def test_ledgers_give_every_evidence_claim_a_control():
-    from lib.chapters.depth_width import ledger, ledger_fit
+    from lib.chapters.depth_width.claims import lemmas as ledger_lem
+    from lib.chapters.depth_width.claims import regimes as ledger
+    from lib.chapters.depth_width.claims import tables as ledger_fit
     from lib.core.claims import UNCLASSIFIED, Claims
     C = Claims("depth-width")
     fit = dw_fit.table4_fit()
@@ -251,7 +254,7 @@ def test_ledgers_give_every_evidence_claim_a_control():
     ledger_fit.projection_claims(C, fit, rows1)
     ledger_fit.table2_claim(C)
     ledger.corollary_claims(C)
-    ledger.lemma4_claim(C)
+    ledger_lem.lemma4_claim(C)
     assert C.missing_controls() == [] and UNCLASSIFIED not in C.kinds()
     for cid in ("ntr96", "ntr80", "one-trillion", "fit-a", "cor1-depth2", "cor2-polynomial", "lemma4-multiset"):
         assert C.claims[cid].base == "holds" and C.claims[cid].control["passed"] is False, cid
@@ -267,7 +270,7 @@ def test_ledgers_give_every_evidence_claim_a_control():
 
 
 def test_lemma3_exact_and_its_rounded_down_control_fails():
-    from lib.chapters.depth_width import lemmas
+    from lib.chapters.depth_width.theory import lemmas
     grid = lemmas.lemma3_grid(n_max=4, k_max=3, r_max=5)
     assert all(g["lhs"] <= g["rhs"] for g in grid)
     assert all(g["lhs"] == g["rhs"] for g in grid if g["balanced"])
@@ -279,14 +282,14 @@ def test_lemma3_exact_and_its_rounded_down_control_fails():
 
 @pytest.mark.parametrize("d, L, N, expected", [(2, 1, 2, 3), (3, 1, 4, 4), (2, 2, 2, 15), (2, 2, 4, 18)])
 def test_claim1_coefficient_sep_bounds_every_grid_and_equals_our_measurement(d, L, N, expected):
-    from lib.chapters.depth_width import lemmas
+    from lib.chapters.depth_width.theory import lemmas
     c = lemmas.claim1_case(d, L, N)
     assert c["sep"] == expected == c["page_rank"]
     assert max(c["grids"].values()) == c["sep"] and min(c["grids"].values()) < c["sep"]
 
 
 def test_claim1_claims_control_is_sep_minus_one():
-    from lib.chapters.depth_width import ledger
+    from lib.chapters.depth_width.claims import lemmas as ledger
     from lib.core.claims import Claims
     C = Claims("depth-width")
     case = dict(d_x=2, L=2, N=4, sep=18, page_rank=18, grids={"random, M=7": 18, "line, M=7": 5})
@@ -298,8 +301,8 @@ def test_claim1_claims_control_is_sep_minus_one():
 
 
 def test_claim2_random_weights_reach_the_construction_rank_and_the_relu_gate_does_not():
-    from lib.chapters.depth_width import lemmas
-    from lib.chapters.depth_width import ledger
+    from lib.chapters.depth_width.theory import lemmas
+    from lib.chapters.depth_width.claims import lemmas as ledger
     from lib.core.claims import Claims
     c2 = lemmas.claim2_ranks(draws=6)
     assert c2["rank0"] == c2["predicted"] == 10 and min(c2["ranks"]) >= 10
@@ -310,7 +313,7 @@ def test_claim2_random_weights_reach_the_construction_rank_and_the_relu_gate_doe
 
 
 def test_transition_cost_counts_the_extra_seeds_at_their_own_sizes():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import lm as lf
     c = lf.transition_cost(None)
     assert c["models"] == 28 and len(c["mid"]) == 3 and c["token_share"] == pytest.approx(0.01)
     base = lm.estimated_flops([6, 12], c["grid"], 128, 256, 20000, 2000)
@@ -319,7 +322,7 @@ def test_transition_cost_counts_the_extra_seeds_at_their_own_sizes():
 
 
 def test_table3_width_800_is_not_in_table2():
-    from lib.chapters.depth_width import ledger_fit as lf
+    from lib.chapters.depth_width.claims import tables as lf_t
     from lib.core.claims import Claims
     C = Claims("depth-width")
-    assert lf.table3_claim(C) == [(6, 800, 816)] and C.claims["table3-width"].verdict == "holds"
+    assert lf_t.table3_claim(C) == [(6, 800, 816)] and C.claims["table3-width"].verdict == "holds"

@@ -1,4 +1,4 @@
-"""The CPU-scale transition analysis of depth-width (lib/chapters/depth_width/transition.py): the paper's
+"""The CPU-scale transition analysis of depth-width (lib/chapters/depth_width/claims/transition.py and procedure.py): the paper's
 procedure on synthetic comparisons whose answer is known, and the declared grids of the stored sweep."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from lib.chapters.depth_width import evidence as E
-from lib.chapters.depth_width import lm
-from lib.chapters.depth_width import transition as T
+from lib.chapters.depth_width import train as lm
+from lib.chapters.depth_width.claims import transition as T
 
 
 def _cell(size: float, d_s: int, delta: float, noise: float = 0.01) -> T.Cell:

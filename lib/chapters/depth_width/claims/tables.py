@@ -1,5 +1,5 @@
-"""Claim bookkeeping of the depth-width chapter, experiment half: the paper's fit of its transition widths
-(Table 4), eq. 10's projections, Table 1, and the small language-model ablation.
+"""Claims of section 5 (depth-width): the paper's fit of its transition widths (Table 4), eq. 10's projections,
+Tables 1-3 (the fit and the paper's tables themselves: :mod:`~.fit`).
 
 The fit and projections are the paper's experimental analysis recomputed from its own published data; they are
 ``experiment`` claims with the scale of the paper's data and a control: the closest wrong analysis a reader
@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from lib.chapters.depth_width import fit as F
-from lib.chapters.depth_width import lm as dw_lm
-from lib.chapters.depth_width.bounds import log3
+from lib.chapters.depth_width.claims import fit as F
+from lib.chapters.depth_width.theory.bounds import log3
 from lib.core.claims import EXPERIMENT, FINDING, Claims, Scale, Variant
+
 
 DATA_SCALE = Scale(ours="recomputed from the paper's Table 4 (5 transition points)",
                    paper="≈190 trained LMs, depths 6–48, 1e6–6e8 parameters")
@@ -254,147 +254,6 @@ def projection_claims(C: Claims, fit: F.Fit, rows1: list[dict]) -> dict:
     return v
 
 
-# ---------------------------------------------------------------------------------------------
-# the language-model ablation
-# ---------------------------------------------------------------------------------------------
-def lm_scale(P: dict) -> Scale:
-    ours = (f"L ∈ {sorted(P['lm_depths'])}, 12Ld² ∈ {[f'{s:.0e}' for s in P['lm_sizes']]}, {P['lm_steps']} steps × "
-            f"{P['lm_batch']}×{P['lm_seq']} tokens, one seed")
-    return Scale(ours=ours, paper="L = 6–48, 1e6–6e8 parameters, 1M steps × 512×128 tokens, 3 seeds on 11 models",
-                 enough=P["lm_steps"] >= MIN_LM_STEPS,
-                 why=f"{P['lm_steps']} training steps (< {MIN_LM_STEPS}: the models have not left the unigram phase)")
-
-
-def lm_claims(C: Claims, res: list, P: dict, H_uni: float, bigram: float) -> list[tuple]:
-    """The LM pair: learning (sanity), beating the unigram entropy (control: the bigram predictor, which sees
-    only the current token: if it too beats the unigram entropy the criterion cannot show use of context),
-    size helps (a decrease beyond 0.02 nats; control: sizes swapped), width-efficiency (control: the two models
-    swapped; not run unless every model beats the bigram predictor). Returns per-size differences."""
-    sc = lm_scale(P)
-    V = P["lm_vocab"]
-    worst = max(r.test_loss for r in res)
-    finite = all(math.isfinite(r.test_loss) for r in res)
-    C.sanity("lm-learns", "Every model trains: finite test loss below ln V (the uniform predictor)", paper="—",
-             ours=f"max test loss {worst:.2f} vs ln V = {math.log(V):.2f}", ok=finite and worst < math.log(V),
-             criterion="loss < ln V", stable=False)
-    C.check("lm-beats-unigram", "Every model uses context: test loss below the unigram entropy of the corpus",
-            paper="—", ours=f"max test loss {worst:.2f} vs unigram {H_uni:.2f} (bigram predictor {bigram:.2f})",
-            ok=finite and worst < H_uni, criterion="loss < unigram entropy", stable=False, kind=EXPERIMENT, scale=sc,
-            control=("the bigram predictor p(next | current token), counted on the training split and scored on the "
-                     "same held-out windows: it sees no earlier position, so attention is not needed to pass",
-                     bigram < H_uni, f"{bigram:.2f}"),
-            variants=[Variant("training loss in place of held-out loss", max(r.train_loss for r in res) < H_uni,
-                              f"{max(r.train_loss for r in res):.2f}"),
-                      Variant("below the unigram entropy by more than 0.1 nats", worst < H_uni - 0.1, f"{worst:.2f}")])
-    depths = sorted(P["lm_depths"])
-
-    def size_steps(m: float, key: str = "test_loss") -> tuple[list[bool], list[bool]]:
-        up, rev = [], []
-        for L in depths:
-            rs = sorted([r for r in res if r.L == L], key=lambda r: r.size)
-            up += [getattr(b, key) < getattr(a, key) - m for a, b in zip(rs, rs[1:], strict=False)]
-            rev += [getattr(a, key) < getattr(b, key) - m for a, b in zip(rs, rs[1:], strict=False)]
-        return up, rev
-    steps, steps_rev = size_steps(0.02)
-    var_size = [Variant(f"noise floor {m:g} nats", all(size_steps(m)[0]), f"{sum(size_steps(m)[0])}/{len(steps)}")
-                for m in (0.0, 0.05)] + [Variant("training loss in place of held-out loss",
-                                                 all(size_steps(0.02, "train_loss")[0]),
-                                                 f"{sum(size_steps(0.02, 'train_loss')[0])}/{len(steps)}")]
-    if steps:
-        C.check("lm-size-helps", "For each depth, a larger model reaches a lower loss", paper="loss decreases with size",
-                ours=f"{sum(steps)}/{len(steps)} steps in size lower by > 0.02 nats", ok=all(steps), kind=EXPERIMENT,
-                scale=sc, criterion="every step up in size lowers the test loss by more than 0.02 nats (one seed; "
-                "0.02 nats is a guessed noise floor)", stable=False,
-                control=("the same criterion with the sizes swapped", all(steps_rev), f"{sum(steps_rev)}/{len(steps_rev)}"),
-                variants=var_size)
-    diffs = []
-    for Ls, Ld in zip(depths, depths[1:], strict=False):
-        n_tr = float(F.n_transition(Ls, F.PAPER_FIT["a"], F.PAPER_FIT["b"]))    # eq. 10: 'small' means below it
-        for rs in sorted((r for r in res if r.L == Ls and r.size < n_tr), key=lambda r: r.size):
-            rd = min((r for r in res if r.L == Ld), key=lambda r: abs(math.log(r.size / rs.size)))
-            diffs.append((Ls, Ld, rs.size, rd.test_loss - rs.test_loss))
-    m = 0.02
-    # Meaningful only for models that have learned at least what the current token says: a model worse than the
-    # bigram predictor has not yet used its capacity, so ranking depth against width there measures training speed.
-    sc_we = sc if not sc.enough or worst < bigram else Scale(
-        sc.ours, sc.paper, enough=False, why=f"every compared model must beat the bigram predictor ({bigram:.2f} "
-        f"nats) before depth and width can be compared; the worst reached {worst:.2f}")
-    C.check("lm-width-efficiency", "At small sizes (below eq. 10's transition size of the shallower depth, "
-            "extrapolated below the depths 6–30 it was fitted on) the shallower, wider network beats the deeper one (Sec. 5.2.3, 'width-efficiency'). Confound: at a fixed step budget deeper models also train more slowly, so a win of "
-            "the shallower model here does not separate expressivity from optimisation speed",
-            paper="width-efficiency at small sizes (Fig. 2b,c)",
-            ours=", ".join(f"N≈{n:.1g}: loss(L={d}) − loss(L={s}) = {x:+.3f}" for s, d, n, x in diffs),
-            ok=bool(diffs) and all(x > m for *_, x in diffs), kind=EXPERIMENT, scale=sc_we, stable=False,
-            criterion=f"deeper − shallower > {m} nats at every size (one seed; {m} nats is a guessed noise floor)",
-            control=("the two models swapped (the deeper one as the winner)", bool(diffs) and all(-x > m for *_, x in diffs),
-                     ", ".join(f"{-x:+.3f}" for *_, x in diffs)),
-            variants=[Variant(f"noise floor {mm:g} nats", bool(diffs) and all(x > mm for *_, x in diffs)) for mm in (0.0, 0.05)])
-    return diffs
-
-
-def transition_cost(timing: dict | None, depths=(6, 12), sizes=8, seeds_near=3, near=3, steps=20000, batch=256,
-                    T=128, vocab=2000) -> dict:
-    """CPU-hours of issue item 3's grid (pairs (L, 2L) at ``sizes`` sizes around the paper's first transition,
-    ``seeds_near`` seeds at the ``near`` sizes nearest it, ``steps`` steps of batch × T tokens) from a measured
-    FLOP rate. Sizes: geometric from 1.2e6 to 1.2e7 (the paper's L = 6 transition is at 12·6·214² = 3.3e6); the
-    extra seeds are costed at their own sizes."""
-    grid = list(np.geomspace(1.2e6, 1.2e7, sizes))
-    n_tr = 12 * depths[0] * 214 ** 2
-    mid = sorted(grid, key=lambda s: abs(math.log(s / n_tr)))[:near]
-    models = len(depths) * (sizes + (seeds_near - 1) * near)
-    flops = (dw_lm.estimated_flops(list(depths), grid, T, batch, steps, vocab)
-             + (seeds_near - 1) * dw_lm.estimated_flops(list(depths), mid, T, batch, steps, vocab))
-    out = dict(models=models, flops=flops, steps=steps, batch=batch, T=T, grid=grid, mid=mid,
-               token_share=steps * batch / (1_000_000 * 512))      # of the paper's 1M steps × 512 sequences
-    if timing:
-        out["cpu_hours"] = flops / timing["flops_per_second"] / 3600
-    return out
-
-
-def transition_claim(C: Claims, P: dict, timing: dict | None, res: list, peak: float | None = None) -> dict:
-    """Issue item 3's trained transition: at the ``paper`` preset the sign change of deeper − shallower across the
-    sizes (control: the sizes in reverse order); below it 'not run', with the CPU cost of the grid it needs at the
-    measured rate and, with ``peak`` (FLOP/s of one core's float32 GEMM), the load-independent floor at that peak."""
-    cost = transition_cost(timing)
-    depths = sorted(P["lm_depths"])
-    if P["preset"] == "paper":
-        signs, signs_rev = [], []
-        for Ls, Ld in zip(depths, depths[1:], strict=False):
-            diffs = [min((r for r in res if r.L == Ld), key=lambda r: abs(math.log(r.size / s.size))).test_loss - s.test_loss
-                     for s in sorted((r for r in res if r.L == Ls), key=lambda r: r.size)]
-            signs.append(diffs[0] > 0 > diffs[-1])
-            signs_rev.append(diffs[-1] > 0 > diffs[0])
-        C.check("lm-transition", "A depth-efficiency transition: the deeper model starts to win as size grows (Fig. 2)",
-                paper="transition at d_x = 214 ± 6 for L = 6", ours="sign change" if all(signs) else "no sign change",
-                ok=all(signs), criterion="deeper − shallower goes from > 0 to < 0 across the sizes", stable=False,
-                kind=EXPERIMENT, scale=lm_scale(P),
-                control=("the sizes in reverse order", all(signs_rev), "sign change" if all(signs_rev) else "none"))
-        return cost
-    if timing:
-        meas = (f"measured: one L = {timing['L']}, d_x = {timing['d']} model, {timing['batch']}×{timing['T']} tokens per "
-                f"step, {timing['seconds_per_step']:.2f} s/step on {timing['threads']} thread(s) "
-                f"= {timing['flops_per_second'] / 1e9:.0f} GFLOP/s")
-        hours = f"≈ {cost['cpu_hours']:,.0f} CPU-hours"
-    else:
-        meas, hours = "no timing at this preset", "CPU-hours not estimated"
-    reason = (f"a trained transition needs pairs (6, 12) at 8 sizes 1.2e6–1.2e7 (the paper's L = 6 transition: 3.3e6), "
-              f"3 seeds at the 3 sizes nearest it ({', '.join(f'{s:.2g}' for s in sorted(cost['mid']))}; "
-              f"{cost['models']} models), {cost['steps']:,} steps of {cost['batch']}×{cost['T']} tokens each "
-              f"({cost['token_share']:.0%} of the paper's 1M × 512 × 128 tokens per model; whether the ranking is stable "
-              f"after so few is unknown): {cost['flops']:.2e} FLOPs (6 × parameters × tokens + the attention term), "
-              f"{hours} ({meas}; the rate varies with the machine's load, the FLOP count does not)"
-              + (f", and ≥ {cost['flops'] / peak / 3600:,.0f} CPU-hours even at one core's float32 GEMM peak of "
-                 f"{peak / 1e9:.1f} GFLOP/s" if peak else "")
-              + "; this is the grid alone: the compute-matched control and any training beyond "
-              f"{cost['steps']:,} steps that a stable ranking needs come on top; not run in this book")
-    C.not_run("lm-transition", "A depth-efficiency transition in trained models: the deeper model starts to win as size "
-              "grows (Fig. 2), with its transition width per depth (Table 4)",
-              paper="transition at d_x = 214 ± 6 for L = 6 (N ≈ 3.3e6)", reason=reason, kind=EXPERIMENT,
-              scale=Scale(ours=lm_scale(P).ours, paper="L = 6–48 pairs, 1e6–6e8 parameters, 1M steps", enough=False,
-                          why=reason))
-    return cost
-
-
 def table2_claim(C: Claims) -> list[tuple]:
     """Table 2's suspect rows (finding): their size spread against that of the rows spanning every depth."""
     full = max(F.size_spread(r) for r in F.TABLE2_FULL_ROWS)
@@ -427,3 +286,77 @@ def table3_claim(C: Claims) -> list[tuple]:
                               any(all(abs(t - w) > 0.01 * w for t in F.TABLE2[L]) for L, w, _ in missing),
                               ", ".join(f"{w}: nearest {t} ({abs(t - w) / w:.1%})" for L, w, t in missing))])
     return missing
+
+
+# ---------------------------------------------------------------------------------------------
+# what the page calls: each computes the criterion's inputs, records the claims, prints their verdict lines
+# ---------------------------------------------------------------------------------------------
+def table4(C: Claims, fit: F.Fit) -> list[dict]:
+    """Table 4's fit against the paper's (:func:`fit_claims`) and its error bars against Table 2
+    (:func:`errorbar_claim`, returned)."""
+    fit_claims(C, fit)
+    found = errorbar_claim(C)
+    C.lines()
+    return found
+
+
+def tables23(C: Claims, found: list[dict]) -> list[tuple]:
+    """Tables 2 and 3 (:func:`table2_claim`, :func:`table3_claim`), with the suspect rows of Table 2 and the entries
+    that break the ascending order of their column; ``found``: :func:`table4`'s error bars. Returns Table 2's
+    suspect rows."""
+    from IPython.display import Markdown, display
+
+    from lib.chapters.depth_width.figures import md_table
+    t2 = table2_claim(C)
+    md_table([(" ".join(f"L={L}: {d}" for L, d in r.items()), f"{s:.0%}",
+               ", ".join(f"L={L} ≈ {w} (from L={ref})" for L, ref, w in eq)) for r, s, eq in t2],
+             ["suspect row of Table 2", "size spread", "widths of equal size"])
+    t3 = table3_claim(C)
+    col = F.TABLE2
+    ooo = [(L, d) for r, *_ in t2 for L, d in r.items() if L in col and d in col[L] and (
+           (col[L].index(d) > 0 and col[L][col[L].index(d) - 1] > d) or
+           (col[L].index(d) + 1 < len(col[L]) and col[L][col[L].index(d) + 1] < d))]
+    display(Markdown(
+        f"In {sum(not f['adjacent'] for f in found)} of the {len(found)} rows of Table 4 the two widths are not neighbours in "
+        f"Table 2. {len(t2)} rows of Table 2 spread in size by {min(s for _, s, _ in t2):.0%}–{max(s for _, s, _ in t2):.0%}, "
+        f"against at most {max(F.size_spread(r) for r in F.TABLE2_FULL_ROWS):.0%} in the rows that span every depth. "
+        + (f"{len(ooo)} of their entries also break the ascending order of their own column ("
+           + ", ".join(f"$L={L}$: {d}" for L, d in ooo) + "), so they were most likely misplaced when the table was "
+           "typeset; the widths of equal size in the table above are what the layout implies. " if ooo else "")
+        + "Table 3: " + "; ".join(f"$L={L}$, $d_x={w}$ is not in Table 2 (nearest trained width {t})" for L, w, t in t3)
+        + " — either a typo for that width or a network outside Table 2; either way its standard deviation cannot be "
+        "matched to a trained point."))
+    C.lines()
+    return t2
+
+
+def table1(C: Claims, fit: F.Fit) -> list[dict]:
+    """Table 1 from the fit (:func:`table1_claims`, on the non-embedding and on the printed total sizes) and eq. 10's
+    projections (:func:`projection_claims`), with the one row whose printed depth is not the rounded L*. Returns
+    Table 1's rows."""
+    from IPython.display import Markdown, display
+
+    from lib.chapters.depth_width.figures import md_table
+    pf = F.PAPER_FIT
+    rows1 = F.table1_rows(fit.a, fit.b)
+    rows1_total = F.table1_rows(fit.a, fit.b, use_printed_size=True)
+    md_table([(f"{r['name'].removeprefix('GPT-3 ')} ({r['size']})", f"{r['N']:.2g}".replace("e+", "e"), r["L"],
+               f"{r['L_star']:.2f}", r["L_paper"], f"{r['d_at_Lpaper']:.1f}", r["d_paper"], f"{t['L_star']:.2f}")
+              for r, t in zip(rows1, rows1_total, strict=False)],
+             ["GPT-3 (size)", "12Ld²", "L", "L* (ours)", "paper L", "d_x (ours)", "paper d_x", "L* (printed size)"])
+    table1_claims(C, rows1, rows1_total)
+    v = projection_claims(C, fit, rows1)
+    print(f"unrounded fit: N_tr(96) = {v['N96']:.4e}, N_tr(80) = {v['N80']:.4e}")
+    print(f"rounded a, b:  N_tr(96) = {v['N96r']:.4e}, N_tr(80) = {v['N80r']:.4e}")
+    print(f"printed covariance: ΔN_tr(96) = {v['dN96']:.3e}, ΔN_tr(80) = {v['dN80']:.3e}, ΔN/N(100) = {v['rel100']:.3f}")
+    print(f"1T: L* = {v['L1T']:.2f}, e^(a+bL) = {v['d1T']:.0f}, sqrt(1e12/(12L)) = {v['d1T_size']:.0f}")
+    off = [(r, t) for r, t in zip(rows1, rows1_total, strict=True) if r["L_round"] != r["L_paper"]]
+    display(Markdown("".join(
+        f"**{r['name']}** is the one row whose printed depth is not the rounded $L^*$: $12Ld^2$ = {r['N']:.3g} gives "
+        f"$L^*={r['L_star']:.2f}$, which rounds to {r['L_round']}, but the table prints {r['L_paper']}. The printed total "
+        f"size {r['size']} in place of $12Ld^2$ gives $L^*={t['L_star']:.2f}$ (with the printed $a$, $b$: "
+        f"{F.optimal_depth(F.TABLE1_SIZES[r['size']], pf['a'], pf['b']):.2f}), which rounds to {r['L_paper']}: "
+        "most likely the source of the printed depth, although every other row uses the non-embedding size. "
+        for r, t in off)))
+    C.lines()
+    return rows1

@@ -23,9 +23,9 @@ from fractions import Fraction
 import numpy as np
 import torch
 
-from lib.chapters.depth_width import depthseries as DS
-from lib.chapters.depth_width import seprank as SR
-from lib.chapters.depth_width.bounds import multiset
+from lib.chapters.depth_width.theory import depthseries as DS
+from lib.chapters.depth_width.theory import seprank as SR
+from lib.chapters.depth_width.theory.bounds import multiset
 
 P = SR.PRIME
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lib.chapters.depth_width.bounds import (
+from lib.chapters.depth_width.theory.bounds import (
     gridtensor_lower,
     log3,
     monomial_upper,
@@ -21,7 +21,7 @@ from lib.chapters.depth_width.bounds import (
     thm5_residual_log3_upper,
     thm6_residual_upper,
 )
-from lib.chapters.depth_width.network import network_sform, paper_weights
+from lib.chapters.depth_width.model import network_sform, paper_weights
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,8 +90,8 @@ def check_row(rank: int, b: dict, residual: bool) -> dict[str, bool]:
 
 def measure_grid(cases: list[Case], seeds: int = 2, K_max: int = 4096, seed: int = 0, device="cpu",
                  log=print) -> list[dict]:
-    """Exact separation rank of every case (lib.chapters.depth_width.seprank.sep_rank) with its bounds and checks."""
-    from lib.chapters.depth_width import seprank
+    """Exact separation rank of every case (lib.chapters.depth_width.theory.seprank.sep_rank) with its bounds and checks."""
+    from lib.chapters.depth_width.theory import seprank
     rows = []
     for c in cases:
         cf = ours_closed_form(c.d_x, c.L, c.H, c.N)
@@ -118,7 +118,7 @@ def prop1_check(c: Case, seed: int = 0, margin: int = 8, K_max: int = 4096, devi
     """Proposition 1 on the layer-by-layer network (no S-form): the exact rank of the evaluation matrix
     for every balanced partition, with the same weights. K = (S-form rank) + margin; a partition whose
     rank reached K would show up as rank == K (not converged), so the S-form only sets the size."""
-    from lib.chapters.depth_width import seprank
+    from lib.chapters.depth_width.theory import seprank
     ref = seprank.sep_rank(c.d_x, c.L, c.H, c.N, c.residual, seed=seed, seeds=1, K_max=K_max, device=device)
     K = min(K_max, ref.rank + margin)
     gen = torch.Generator().manual_seed(seprank.hash_seed(seed, 99, c.d_x, c.L, c.H, c.N))
@@ -134,7 +134,7 @@ def local_contrast(c: Case, width: int = 1, seed: int = 0, K: int = 256) -> dict
     """The contrast the paper draws with convolutions: the same network with a *local* attention mask
     (position i attends to j only when |i − j| ≤ width) treats balanced partitions differently. Exact ranks
     of the layer-by-layer network for every balanced partition (K points per side)."""
-    from lib.chapters.depth_width import seprank
+    from lib.chapters.depth_width.theory import seprank
     N = c.N
     mask = torch.tensor([[1.0 if abs(i - j) <= width else 0.0 for j in range(N)] for i in range(N)], dtype=torch.float64)
     gen = torch.Generator().manual_seed(seprank.hash_seed(seed, 98, c.d_x, c.L, c.H, c.N))
@@ -150,7 +150,7 @@ def local_contrast(c: Case, width: int = 1, seed: int = 0, K: int = 256) -> dict
 def float_rank_demo(d_x: int, L: int, N: int, exact: int, seed: int = 0, margin: int = 16) -> dict:
     """The same evaluation matrix in float64 with Gaussian weights and inputs: its SVD spectrum.
     Returns the numerical rank at several relative thresholds and the spectrum (for a figure)."""
-    from lib.chapters.depth_width import seprank
+    from lib.chapters.depth_width.theory import seprank
     gen = torch.Generator().manual_seed(seprank.hash_seed(seed, 7, d_x, L, N))
     Wp = paper_weights(d_x, L, 1, gen)
     K = exact + margin
@@ -174,7 +174,7 @@ def gram_monomial_rank(d_x: int, c: int, n_side: int, seed: int = 0) -> tuple[in
     B-configurations of ``n_side`` vectors (exact rank mod p). Returns (dimension, ((d_x, 2C)), ((D, C)))."""
     import itertools
 
-    from lib.chapters.depth_width import seprank
+    from lib.chapters.depth_width.theory import seprank
     p = seprank.PRIME
     D = d_x * (d_x + 1) // 2
     pairs = [(i, j) for i in range(d_x) for j in range(i, d_x)]

@@ -2,7 +2,7 @@
 
 Three evidence sweeps of exact computations (:mod:`lib.chapters.depth_width.evidence`: ``lemma6``, ``rank-series``,
 ``width-points``), run by ``python -m lib evidence depth-width`` through :func:`lemma6_points` and
-:func:`series_points` into the evidence store and read back by :func:`lib.chapters.depth_width.series_report.report`
+:func:`series_points` into the evidence store and read back by :func:`lib.chapters.depth_width.claims.series.section2b`
 (the notebook never recomputes them):
 
 (a) **Lemma 6's construction.** The weights and templates of the proof of Lemma 6 (App. B.2, eqs. 28–54), put
@@ -10,7 +10,7 @@ Three evidence sweeps of exact computations (:mod:`lib.chapters.depth_width.evid
     (position 1 of I over the row templates, position 1 of J over the column templates, every other position
     pinned to template ``M+1``, eqs. 29–30) must equal ``Const · (V Vᵀ)^{⊙λ}``, ``λ = 3^{L−2}`` (eq. 28), and its
     rank must be ``((d, λ))``, ``d = (d_x − H)/2`` (B.2, the source of Theorem 1's lower bound).
-(b) **An exact depth series at N = 4** (:func:`lib.chapters.depth_width.seprank.sep_rank`, generic weights).
+(b) **An exact depth series at N = 4** (:func:`lib.chapters.depth_width.theory.seprank.sep_rank`, generic weights).
 (c) **The width a shallower network needs** to reach a deeper one's exact rank (:func:`min_width_row`), from
     the measured ranks of (b) and of the widths the L = 2 closed form names (:func:`width_candidates`).
 
@@ -32,8 +32,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lib.chapters.depth_width import seprank
-from lib.chapters.depth_width.bounds import multiset, ours_closed_form
+from lib.chapters.depth_width.theory import seprank
+from lib.chapters.depth_width.theory.bounds import multiset, ours_closed_form
 
 P = seprank.PRIME
 
@@ -281,4 +281,13 @@ def series_points(points: list[dict], report: Callable[[dict, dict], None], N: i
     """Sweeps ``rank-series`` and ``width-points``: :func:`series_point` at each point (d_x, L)."""
     for p in points:
         q = series_point(p["d_x"], p["L"], N, H, K0=_k0(p["d_x"], p["L"], N))
+        report(p, {k: v for k, v in q.items() if k not in p})
+
+
+def n6_points(points: list[dict], report, N: int, H: int) -> None:
+    """Sweep ``rank-series-n6``: :func:`~lib.chapters.depth_width.theory.depthseries.series_point` at N = 6, the K search
+    started just above the rank (the N = 4 sweep's start, 2648 for (3, 3), would double K past it)."""
+    k0 = {(2, 3): 240, (3, 3): 3110}
+    for p in points:
+        q = series_point(p["d_x"], p["L"], N, H, K0=k0.get((p["d_x"], p["L"]), 64))
         report(p, {k: v for k, v in q.items() if k not in p})

@@ -1,4 +1,4 @@
-"""The stored exact computations of :mod:`lib.chapters.depth_width.depthseries` on the page: their tables (Markdown)
+"""The stored exact computations of :mod:`lib.chapters.depth_width.theory.depthseries` on the page: their tables (Markdown)
 and their claims, read back from the evidence sweeps ``lemma6``, ``rank-series`` and ``width-points``
 (:func:`lib.book.evidence.load`, no recomputation). A sweep not stored complete and current makes the section's
 claims not run, its label saying why and how to refresh it.
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lib.book import evidence
-from lib.chapters.depth_width.bounds import log3, monomial_upper, regime, thm3_upper
-from lib.chapters.depth_width.depthseries import min_width_row, series_point
+from lib.chapters.depth_width.theory.bounds import log3, regime, thm3_upper
+from lib.chapters.depth_width.theory.depthseries import min_width_row
 from lib.engine import sweep
 
 CHAPTER = "depth-width"
@@ -23,16 +23,8 @@ def load(root: Path | None = None) -> tuple[dict, dict[str, evidence.Evidence]]:
     evs = {n: evidence.load(CHAPTER, n, root) for n in SWEEPS}
     lem, ser, wid, n6 = (_in_grid_order(evs[n]) for n in SWEEPS)
     N = evidence.sweeps(CHAPTER)["rank-series"]["config"]["N"]
-    return dict(N=N, lemma6=lem, series=ser, width_points=wid, width_table=width_table(ser, wid), series_n6=n6), evs
-
-
-def n6_points(points: list[dict], report, N: int, H: int) -> None:
-    """Sweep ``rank-series-n6``: :func:`~lib.chapters.depth_width.depthseries.series_point` at N = 6, the K search
-    started just above the rank (the N = 4 sweep's start, 2648 for (3, 3), would double K past it)."""
-    k0 = {(2, 3): 240, (3, 3): 3110}
-    for p in points:
-        q = series_point(p["d_x"], p["L"], N, H, K0=k0.get((p["d_x"], p["L"]), 64))
-        report(p, {k: v for k, v in q.items() if k not in p})
+    return dict(N=N, lemma6=lem, series=ser, width_points=wid, width_table=width_table(ser, wid), series_n6=n6,
+                increments=increments(ser)), evs
 
 
 def _in_grid_order(ev: evidence.Evidence) -> list[dict]:
@@ -43,7 +35,7 @@ def _in_grid_order(ev: evidence.Evidence) -> list[dict]:
 
 def width_table(series: list[dict], width_points: list[dict]) -> list[dict]:
     """For each series point of depth L ≥ 2 and each shallower depth: the smallest width whose measured rank
-    reaches its rank (:func:`~lib.chapters.depth_width.depthseries.min_width_row`, certified by rank(w − 1) <
+    reaches its rank (:func:`~lib.chapters.depth_width.theory.depthseries.min_width_row`, certified by rank(w − 1) <
     target ≤ rank(w) where both are stored, else the formula it names)."""
     ranks = {(q["d_x"], q["L"]): q["rank"] for q in series + width_points}
     return [min_width_row(q["rank"], q["L"], q["d_x"], L, ranks) for q in series if q["L"] >= 2
@@ -64,51 +56,43 @@ def increments(series: list[dict]) -> list[dict]:
     return out
 
 
-def _md(title: str, head: list[str], rows: list[list]) -> None:
-    from IPython.display import Markdown, display
-    out = f"{title}\n\n| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
-    display(Markdown(out + "\n".join("| " + " | ".join(str(x) for x in r) + " |" for r in rows)))
-
-
-def _show(pts: dict) -> None:
-    """The stored run as three Markdown tables (and the per-layer growth)."""
-    _md(f"**(a) Lemma 6 on the network** (N = {pts['N']}): exact rank of the sub-block of eqs. 29–30",
-        ["d_x", "H", "L", "regime", "d", "λ", "block", "rank", "((d,λ))", "∝ (VVᵀ)^⊙λ", "unnormalised rows", "(VVᵀ)^⊙(λ−1)",
-         "CPU-s"],
-        [[q["d_x"], q["H"], q["L"], regime(q["d_x"], q["L"]), q["d"], q["lam"], q["size"], q["rank"], q["predicted"],
-          "yes" if q["proportional"] else "no", q["rank_unnormalised"], q["rank_lambda_minus_1"], f"{q['cpu_s']:.1f}"]
-         for q in pts["lemma6"]])
-    _md(f"**(b) Exact separation ranks**, N = {pts['N']}, H = 1 (generic weights over GF(p), two independent draws)",
-        ["d_x", "L", "sep", "log3 sep", "Thm 3 bound", "our bound binom(D+C, C)", "K", "draws", "CPU-s"],
-        [[q["d_x"], q["L"], q["rank"], f"{log3(q['rank']):.3f}", thm3_upper(q["d_x"], q["L"], 1),
-          monomial_upper(q["d_x"], q["L"]), q["K"], ", ".join(map(str, q["ranks"])), f"{q['cpu_s']:.1f}"]
-         for q in pts["series"] + pts["width_points"]])
-    _md("**Per-layer growth** of log3 sep at fixed width (ratio: to the previous increment; Theorem 1's regime would "
-        "triple it)", ["d_x", "layers", "growth", "ratio", "d_x", "D = d_x(d_x+1)/2", "2d_x + 1"],
-        [[o["d_x"], f"{o['L']}→{o['L'] + 1}", f"{o['inc']:.3f}", "" if o["ratio"] is None else f"{o['ratio']:.2f}",
-          o["d_x"], o["D"], 2 * o["d_x"] + 1] for o in increments(pts["series"])])
-    _md("**(c) The smallest width a shallower network needs** to reach a deeper one's exact rank (N = 4, H = 1)",
-        ["deep (d_x, L)", "sep", "shallow L", "width", "× d_x", "rank(w−1) < sep ≤ rank(w)", "source"],
-        [[f"({t['d_deep']}, {t['L_deep']})", t["target"], t["L"], "—" if t["width"] is None else t["width"],
-          "" if t["ratio"] is None else t["ratio"],
-          "" if t["width"] is None else f"{t['rank_below']} < {t['target']} ≤ {t['rank_at']}", t["source"]]
-         for t in pts["width_table"]])
-
-
-def report(C, root: Path | None = None) -> None:
+def section2b(C, root: Path | None = None) -> dict:
     """Show the stored sweeps (no recomputation) and record their claims in the chapter's ledger ``C``
     (lib.core.claims.Claims): Lemma 6 on the network (THEOREM, control: unnormalised rows), Theorem 3 on
     the depth series (THEOREM, control: the shallower depth's bound), the width table and the per-layer
-    growth (FINDING); all not run when a sweep is not stored complete and current."""
+    growth (FINDING); all not run when a sweep is not stored complete and current. Their verdict lines are printed
+    by :func:`readback`, under the section's summary. Returns the stored points (:func:`load`)."""
+    from lib.chapters.depth_width.figures import series_tables
     pts, evs = load(root)
     for ev in evs.values():
         print(f"{ev.name}: {ev.label}")
     if not all(ev.complete for ev in evs.values()):
         _not_run(C, evs)
-        return
-    _show(pts)
+        return pts
+    series_tables(pts)
     _claims_lemma6(C, pts)
     _claims_series(C, pts)
+    return pts
+
+
+def readback(C, pts: dict) -> dict:
+    """The section's summary read back from the stored run (largest ranks of the depth series, the largest Lemma 6
+    block, the per-layer growth at N = 4) and the verdict lines of :func:`section2b`'s claims. Returns what the
+    findings quote: ``top``, ``l6``, ``inc``, ``inc6`` (by width)."""
+    from IPython.display import Markdown, display
+    top = sorted(pts["series"], key=lambda q: -q["rank"])[:2]
+    l6 = max((q for q in pts["lemma6"] if q["H"] == 1), key=lambda q: q["rank"])
+    inc = increments(pts["series"])
+    inc6 = {o["d_x"]: o for o in increments(pts["series_n6"])}
+    display(Markdown(
+        "**Read back from the stored run.** Largest exact ranks of the depth series: "
+        + ", ".join(f"{q['rank']} ($d_x={q['d_x']}$, $L={q['L']}$, $N={q['N']}$)" for q in top)
+        + f". Largest Lemma 6 block on the network: rank {l6['rank']} $=(\\!({l6['d']},{l6['lam']})\\!)$ at "
+        f"$d_x={l6['d_x']}$, $L={l6['L']}$, in Theorem 1's regime. Per-layer growth of $\\log_3\\mathrm{{sep}}$ at $N=4$ "
+        "against $d_x$ and $D=d_x(d_x+1)/2$:\n\n| $d_x$ | layers | growth | $D$ | $2d_x+1$ (Thm 2) |\n|---|---|---|---|---|\n"
+        + "\n".join(f"| {o['d_x']} | {o['L']}→{o['L'] + 1} | {o['inc']:.2f} | {o['D']} | {2 * o['d_x'] + 1} |" for o in inc)))
+    C.lines()
+    return dict(top=top, l6=l6, inc=inc, inc6=inc6)
 
 
 def _not_run(C, evs: dict[str, evidence.Evidence]) -> None:
@@ -183,7 +167,7 @@ def _wider(rows: list[dict]) -> tuple[bool, str]:
 def _n2_widths(pairs: list[tuple[int, int]]) -> list[dict]:
     """The same question on the N = 2 closed form binom(d_x + C(L), C(L)) (Theorem 2's regime here, where
     Corollary 2 bounds the width factor by a constant): the smallest depth-(L − 1) width reaching the rank."""
-    from lib.chapters.depth_width.bounds import C as C_, multiset
+    from lib.chapters.depth_width.theory.bounds import C as C_, multiset
     out = []
     for d, L in pairs:
         target = multiset(d + 1, C_(L))
