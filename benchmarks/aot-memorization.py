@@ -7,7 +7,7 @@ Prints the wall time of the float64 constructions and of each pooled training gr
 measured FLOP rate, and (with --paper-point) the cost of one paper-preset sweep point (N = 50,
 d = d_h = 10, H = 31, 4096 Adam steps of batch 256, official model, one seed), extrapolated to
 the whole paper preset by the FLOP count of its grids. With --costs, it measures instead the CPU-hours of
-the grids the chapter does not train (:mod:`lib.chapters.aot_memorization.costs`: Exp. 5 at N = 70, v1's protocol,
+the grids the chapter does not train (:mod:`lib.chapters.aot_memorization.evidence`: Exp. 5 at N = 70, v1's protocol,
 Appendix B.2, Appendix B.1) with one torch thread and writes them, with the machine and the date, to a JSON file that
 the page reads (about 6 minutes).
 """
@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from lib.chapters.aot_memorization import assoc, deep
-from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization import theory as aot
+from lib.chapters.aot_memorization.theory import assoc
 from lib.chapters.aot_memorization import train as AT
 from lib.core import params, repro
 
@@ -33,14 +33,14 @@ def timed(label, fn):
 
 
 def measure_costs(path: str) -> None:
-    """The CPU-hours of every grid of :mod:`lib.chapters.aot_memorization.costs`, written to ``path``."""
+    """The CPU-hours of every grid of :mod:`lib.chapters.aot_memorization.evidence`, written to ``path``."""
     import datetime
     import json
     import platform
 
     import torch
 
-    from lib.chapters.aot_memorization import costs
+    from lib.chapters.aot_memorization import evidence as costs
     torch.set_num_threads(1)
     grids = (costs.exp5_grids(params.load("aot-memorization").resolve("paper")) + [costs.v1_grid()]
              + costs.appendix_b2_grids() + costs.appendix_b1_grids())
@@ -61,7 +61,7 @@ def main() -> None:
     ap.add_argument("--paper-point", action="store_true")
     ap.add_argument("--skip-training", action="store_true")
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--costs", default=None, help="measure the grids of lib.chapters.aot_memorization.costs into this JSON")
+    ap.add_argument("--costs", default=None, help="measure the grids of lib.chapters.aot_memorization.evidence into this JSON")
     a = ap.parse_args()
     if a.costs:
         measure_costs(a.costs)
@@ -86,7 +86,7 @@ def main() -> None:
                                                         for g in rng.integers(0, 50, (5, 50))])
     if not a.skip_training:
         timed(f"all training at preset {a.preset}", lambda: AT.run_plan(P, device=a.device))
-        timed("App. B.2 at a small scale (depth grid)", lambda: deep.depth_grid(
+        timed("App. B.2 at a small scale (depth grid)", lambda: AT.depth_grid(
             P["train_N"], P["depth_d"], P["depth_H"], (1, P["depth_L"]), P["reps"],
             dataclasses.asdict(AT.plan(P)["exp1"]["recipe"]), P["data_seed"], device=a.device))
     print(f"{'total':45s} {time.perf_counter() - t_all:7.2f} s")

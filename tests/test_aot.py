@@ -5,15 +5,21 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization import theory as aot
 from lib.chapters.aot_memorization import model as aot_model
 from lib.chapters.aot_memorization import train as AT
 from lib.core import params
 from lib.core.fit import linear_fit
 from lib.core.repro import seed_hash
 from lib.engine import family, sweep, train
-from lib.chapters.aot_memorization import claims as AC
-from lib.chapters.aot_memorization import claims_b1, claims_exp1
+from lib.chapters.aot_memorization.claims import b1 as claims_b1
+from lib.chapters.aot_memorization.claims import depth as CD
+from lib.chapters.aot_memorization.claims import exp1 as claims_exp1
+from lib.chapters.aot_memorization.claims import exp2 as AC2
+from lib.chapters.aot_memorization.claims import exp4 as CE4
+from lib.chapters.aot_memorization.claims import exp5 as CE5
+from lib.chapters.aot_memorization.claims import exp6 as AC6
+from lib.chapters.aot_memorization.claims import v1 as CV1
 from lib.core import stats
 
 torch.set_num_threads(1)
@@ -72,15 +78,14 @@ def test_thm2_control_bound_is_the_c0_bound():
 
 
 def test_exp5_rising_and_seed_noise():
-    from lib.chapters.aot_memorization import checks
-    assert checks.rising([0.2, 0.4, 0.5, 0.7])
-    assert not checks.rising([0.5, 0.5, 0.5, 0.5])           # flat: no rise (the old differences >= -0.05 passed it)
-    assert not checks.rising([0.5, 0.52, 0.53, 0.54])        # monotone but the rise is below MIN_RISE
-    assert not checks.rising([0.7, 0.5, 0.4, 0.2])
-    assert not checks.rising([0.2, float("nan"), 0.5])
+    assert CE5.rising([0.2, 0.4, 0.5, 0.7])
+    assert not CE5.rising([0.5, 0.5, 0.5, 0.5])           # flat: no rise (the old differences >= -0.05 passed it)
+    assert not CE5.rising([0.5, 0.52, 0.53, 0.54])        # monotone but the rise is below MIN_RISE
+    assert not CE5.rising([0.7, 0.5, 0.4, 0.2])
+    assert not CE5.rising([0.2, float("nan"), 0.5])
     recs = [dict(H=H, d=3, rep=r, acc=0.1 * H + 0.01 * r) for H in (1, 2, 3) for r in (0, 1)]
-    assert checks.seed_noise_curve(recs, "acc", "H", [1, 2, 3], d=3) == pytest.approx([-0.01] * 3)
-    assert np.isnan(checks.seed_noise_curve([r for r in recs if r["rep"] == 0], "acc", "H", [1], d=3)[0])
+    assert CE5.seed_noise_curve(recs, "acc", "H", [1, 2, 3], d=3) == pytest.approx([-0.01] * 3)
+    assert np.isnan(CE5.seed_noise_curve([r for r in recs if r["rep"] == 0], "acc", "H", [1], d=3)[0])
 
 
 def test_prop3_closed_form_matches_brute_force():
@@ -206,23 +211,22 @@ def test_member_seed_is_the_live_grids_hash():
 def test_deep_aot_at_one_layer_is_the_eq2_aot_and_trains():
     """Appendix B.2's depth path: DeepAoT with L = 1 has the eq. (2) AoT's initialisation and logits; deeper
     models train through the engine and sweep.run."""
-    from lib.chapters.aot_memorization import deep
     from lib.chapters.aot_memorization import model as aot_model
-    fam = deep.DeepAoT(N=7, S=2, d=4, dh=3, H=2, L=1)
+    fam = aot_model.DeepAoT(N=7, S=2, d=4, dh=3, H=2, L=1)
     p = fam.init([3, 4], dtype=torch.float64)
     ref = aot_model.AoTMemorization(N=7, S=2, d=4, dh=3, H=2, variant="paper", impl="reference")
     one = {k: (v[:, 0] if k.startswith("W_") else v) for k, v in p.items()}
     assert all(torch.equal(one[k][0], v) for k, v in ref.init_one(3).items())
     b = {"t": torch.randint(0, 7, (2, 9, 2))}
     assert torch.allclose(fam.logits(p, b), ref.logits(one, b), atol=1e-12)
-    fam3 = deep.DeepAoT(N=7, S=3, d=4, H=2, L=3)     # deeper layers read the updated earlier positions
+    fam3 = aot_model.DeepAoT(N=7, S=3, d=4, H=2, L=3)     # deeper layers read the updated earlier positions
     p3 = fam3.init([1], dtype=torch.float64)
     t = torch.randint(0, 7, (1, 5, 3))
     q3 = dict(p3, W_Q=p3["W_Q"].clone())
     q3["W_Q"][:, 0] = 0                               # change layer 1 only: the output moves
     assert not torch.allclose(fam3.logits(p3, {"t": t}), fam3.logits(q3, {"t": t}))
     out = []
-    deep.train_points([dict(N=5, d=3, H=2, L=2, rep=r) for r in range(2)], lambda pt, r: out.append(r),
+    AT.train_deep([dict(N=5, d=3, H=2, L=2, rep=r) for r in range(2)], lambda pt, r: out.append(r),
                       dict(batch=16, batches_per_epoch=4, epochs=1, lr=1e-2, lr_end=1e-2), 2222)
     assert len(out) == 2 and all(0 <= r["table_acc"] <= 1 for r in out)
 
@@ -258,10 +262,9 @@ def test_pooled_r2_prefers_the_true_exponent():
 
 
 # ----------------------------------------------------------------------------------------------
-# the page-side modules: the judges of the stored paper-scale runs (claims*.py) and the checks (checks.py)
+# the page-side modules: the judges of the stored paper-scale runs (claims/) and the checks
 # ----------------------------------------------------------------------------------------------
 def test_eq2_literal_is_the_aot():
-    from lib.chapters.aot_memorization import checks
     g = np.random.default_rng(3)
     N, S, d, dh, H = 4, 3, 3, 2, 2
     e, pos = g.standard_normal((N, d)), g.standard_normal((S, d))
@@ -270,7 +273,7 @@ def test_eq2_literal_is_the_aot():
     T = torch.as_tensor
     m = aot.AoT(T(e), T(pos), T(WQ), T(WK), T(WV.transpose(0, 2, 1)), T(WO.transpose(0, 2, 1)), T(WU))
     seqs = aot.all_sequences(N, S)
-    lit = np.array([checks.eq2_literal(t, e, pos, WQ @ WK.transpose(0, 2, 1), WV, WO, WU) for t in seqs])
+    lit = np.array([aot.eq2_literal(t, e, pos, WQ @ WK.transpose(0, 2, 1), WV, WO, WU) for t in seqs])
     assert np.abs(lit - m.logits(seqs).numpy()).max() < 1e-12
     # a wrong convention (W_V^h not transposed back) is caught
     bad = aot.AoT(T(e), T(pos), T(WQ), T(WK), T(WO), T(WV), T(WU))
@@ -278,10 +281,9 @@ def test_eq2_literal_is_the_aot():
 
 
 def test_trained_aot_lowers_the_kl_and_is_an_encoder():
-    from lib.chapters.aot_memorization import checks
     prior, P = aot.full_support_task(4, 2, np.random.default_rng(0))
-    before = checks.train_aot_kl(prior, P, 4, 2, 2, 2, 3, seed=0, steps=0)
-    after = checks.train_aot_kl(prior, P, 4, 2, 2, 2, 3, seed=0, steps=300)
+    before = AT.train_aot_kl(prior, P, 4, 2, 2, 2, 3, seed=0, steps=0)
+    after = AT.train_aot_kl(prior, P, 4, 2, 2, 2, 3, seed=0, steps=300)
     floor = aot.best_encoder(prior, P, 2, restarts=4, seed=0)[0]
     assert after < before and after >= floor - 1e-6
 
@@ -311,7 +313,7 @@ def test_stored_exp2_claims_follow_the_data():
                 for v, c in (("official", off), ("paper", pap)) for r in range(3) for dh in range(1, 11)]
     for off, pap, verdict in ((conv, conc, claims.HOLDS), (conc, conv, claims.FAILS)):
         C = claims.Claims("aot-memorization", "test")
-        AC.exp2(C, {"exp2": _fake_evidence(pts(off, pap))})
+        AC2.stored(C, {"exp2": _fake_evidence(pts(off, pap))})
         got = {r["id"]: r["verdict"] for r in C.records()}
         assert got["exp2-paper-scale"] == verdict
         assert got["exp2-convex-official-paper-scale"] == verdict
@@ -324,14 +326,14 @@ def test_stored_exp1_reads_a_grid_and_is_not_run_without_one():
     plots.setup()
     C = claims.Claims("aot-memorization", "test")
     none = Evidence("aot-memorization", "exp1", points=[], manifest={}, total=154, reason="no stored run")
-    claims_exp1.exp1(C, {"exp1": none})                          # nothing stored: every claim not run, with the command
+    claims_exp1.stored(C, {"exp1": none})                          # nothing stored: every claim not run, with the command
     assert [r["verdict"] for r in C.records()] == [claims.NOT_RUN] * len(claims_exp1.EXP1_IDS + claims_exp1.EXP1_EQ2_IDS)
     pts = [dict(variant="official", N=50, d=d, dh=d, H=H, rep=0, running_acc=y, table_acc=y - 0.1, cpu_s=1.0,
                 flops_per_step=1.0, steps=1)
            for d, ys in aot.PAPER["exp1"].items() for H, y in zip(aot.PAPER["exp1_H"], ys, strict=True)]
     ev = Evidence("aot-memorization", "exp1", points=pts, manifest={"sessions": [{"date": "2000-01-01"}]}, total=len(pts))
     C = claims.Claims("aot-memorization", "test")
-    claims_exp1.exp1(C, {"exp1": ev})                            # the v2 CSV itself as the stored run
+    claims_exp1.stored(C, {"exp1": ev})                            # the v2 CSV itself as the stored run
     got = {r["id"]: r["base"] for r in C.records()}                # our analysis's verdict (variants aside)
     assert got["exp1-vs-paper-paper-scale"] == claims.HOLDS          # identical numbers; the other metric is 0.1 off
     assert got["exp4-exponent-paper-scale"] == claims.HOLDS and got["exp4-cubic-v1-paper-scale"] == claims.FAILS
@@ -400,7 +402,7 @@ def test_stored_new_sweeps_judge_the_papers_own_numbers():
            "b1-fig5": _csv_evidence("b1-fig5", lambda p: (P["b1_exp1"][p["d"]][P["b1_exp1_H"].index(p["H"])], 0.0)),
            **{n: _csv_evidence(n, lambda p: (t5(p), t5(p))) for n in ("exp5-n70", "exp5-n70-mlp", "exp5-n70-eq2")}}
     C = claims.Claims("aot-memorization", "test")
-    for f in (claims_exp1.v1, claims_b1.b1_fig6, claims_b1.b1_fig5, claims_b1.exp5):
+    for f in (CV1.stored, claims_b1.b1_fig6, claims_b1.b1_fig5, CE5.stored):
         f(C, evs)
     got = {r["id"]: r["base"] for r in C.records()}                # our analysis's verdict (variants aside)
     for cid in ("v1-protocol", "v1-exponent", "appB1-exp1-vs-paper", "appB1-exp1-linear", "appB1-exp4-exponent",
@@ -412,7 +414,7 @@ def test_stored_new_sweeps_judge_the_papers_own_numbers():
     assert got["appB1-exp2-vs-paper"] == claims.NOT_DISCRIMINATING     # the same numbers as both metrics
     C = claims.Claims("aot-memorization", "test")
     none = {n: Evidence("aot-memorization", n, total=1, reason="not run yet") for n in NEW_SWEEPS}
-    for f in (claims_exp1.v1, claims_b1.b1_fig6, claims_b1.b1_fig5, claims_b1.exp5):
+    for f in (CV1.stored, claims_b1.b1_fig6, claims_b1.b1_fig5, CE5.stored):
         f(C, none)
     recs = [r for r in C.records() if r["kind"] == claims.EXPERIMENT]
     assert recs and all(r["verdict"] == claims.NOT_RUN and "CPU-hours" in r["criterion"] and "python -m lib evidence" in r["criterion"]
@@ -427,7 +429,7 @@ def test_stored_exp1_not_run_states_its_claims_and_criteria():
     from lib.core import claims, plots
     plots.setup()
     C = claims.Claims("aot-memorization", "test")
-    claims_exp1.exp1(C, {"exp1": Evidence("aot-memorization", "exp1", total=462, reason="not run yet")})
+    claims_exp1.stored(C, {"exp1": Evidence("aot-memorization", "exp1", total=462, reason="not run yet")})
     for r in C.records():
         assert r["verdict"] == claims.NOT_RUN and r["statement"].startswith("Exp. ")
         assert r["criterion"].startswith("criterion: ") and "python -m lib evidence aot-memorization exp1" in r["criterion"]
@@ -439,11 +441,11 @@ def test_exponent_check_tells_the_exponents_apart_on_data():
     too noisy to tell the two exponents apart fail both, whatever the fitted k."""
     ds = np.arange(3, 14)
     clean = {int(d): 1e-4 * d ** 2.5 for d in ds}
-    assert claims_exp1.exponent_test(clean, 50, 2.5, 3.0) and not claims_exp1.exponent_test(clean, 50, 3.0, 2.5)
+    assert CE4.exponent_test(clean, 50, 2.5, 3.0) and not CE4.exponent_test(clean, 50, 3.0, 2.5)
     wobble = np.where(ds % 2 == 0, 4.0, 0.25)                    # a factor 4 up and down, exponent still ~2.5
     noisy = {int(d): 1e-4 * d ** 2.5 * w for d, w in zip(ds, wobble, strict=True)}
-    assert not claims_exp1.exponent_test(noisy, 50, 2.5, 3.0) and not claims_exp1.exponent_test(noisy, 50, 3.0, 2.5)
-    assert claims_exp1.exponent_window(2.0, 1.64) < 0.2            # App. B.1's two windows are disjoint
+    assert not CE4.exponent_test(noisy, 50, 2.5, 3.0) and not CE4.exponent_test(noisy, 50, 3.0, 2.5)
+    assert CE4.exponent_window(2.0, 1.64) < 0.2            # App. B.1's two windows are disjoint
 
 
 def test_exp6_ratio_tells_the_csv_from_the_text():
@@ -455,9 +457,9 @@ def test_exp6_ratio_tells_the_csv_from_the_text():
     tight = y + 0.01 * g.standard_normal((6, len(H)))
     loose = y + 0.12 * g.standard_normal((6, len(H)))
     C = claims.Claims("aot-memorization", "test")
-    assert AC.ratio6_check(C, "a", "tight", H, tight).verdict == claims.HOLDS
-    assert AC.ratio6_check(C, "b", "loose", H, loose).verdict in (claims.NOT_DISCRIMINATING, claims.FAILS)
-    assert AC.ratio6_check(C, "c", "shifted", H, tight * 0.85).verdict == claims.FAILS   # a smaller slope
+    assert AC6.ratio6_check(C, "a", "tight", H, tight).verdict == claims.HOLDS
+    assert AC6.ratio6_check(C, "b", "loose", H, loose).verdict in (claims.NOT_DISCRIMINATING, claims.FAILS)
+    assert AC6.ratio6_check(C, "c", "shifted", H, tight * 0.85).verdict == claims.FAILS   # a smaller slope
 
 
 def test_exp5_controls_follow_the_data():
@@ -473,7 +475,7 @@ def test_exp5_controls_follow_the_data():
     for swap in (False, True):
         evs = {n: _csv_evidence(n, lambda p, s=swap: (t5(p, not s),) * 2) for n in ("exp5-n70", "exp5-n70-mlp", "exp5-n70-eq2")}
         C = claims.Claims("aot-memorization", "test")
-        claims_b1.exp5(C, evs)
+        CE5.stored(C, evs)
         c = C.claims["exp5-mlp-better-v2-paper-scale"]
         assert (c.verdict, c.control["passed"]) == ((claims.FAILS, True) if swap else (claims.HOLDS, False))
         assert C.claims["exp5-same-scaling-v1-paper-scale"].control["passed"] is False
@@ -486,13 +488,13 @@ def test_stored_exp2_convexity_needs_the_seeds_to_agree():
     conv = stats.quadratic_fit(x, 0.006 * x ** 2 + 0.01 * x + 0.1 + 0.002 * np.sin(x))
     conv2 = stats.quadratic_fit(x, 0.0062 * x ** 2 + 0.01 * x + 0.1 - 0.002 * np.sin(x))
     conc = stats.quadratic_fit(x, -0.004 * x ** 2 + 0.1 * x)
-    assert AC.convex_seeds([conv, conv2]) and not AC.convex_seeds([conv, conc]) and not AC.convex_seeds([conv])
+    assert AC2.convex_seeds([conv, conv2]) and not AC2.convex_seeds([conv, conc]) and not AC2.convex_seeds([conv])
 
 
 def test_findings_follow_the_stored_state():
     """The generated findings say a sweep is stored only when it is complete and up to date."""
     from lib.book.evidence import Evidence
-    from lib.chapters.aot_memorization import findings
+    from lib.chapters.aot_memorization.claims import findings
     pts = [dict(rep=0)]
     evs = {"exp1": Evidence("aot-memorization", "exp1", points=pts * 3, total=462),
            "exp6": Evidence("aot-memorization", "exp6", points=pts * 72, total=72),
@@ -506,21 +508,20 @@ def test_findings_follow_the_stored_state():
 def test_depth_grid_trains_both_depths_and_agree_uses_the_seed_spread():
     """App. B.2 at a small scale: one record per (d, H, L, seed), both depths on the same task; agree's tolerance is
     the floor with one seed and 2 SE of the difference of the means when that is larger."""
-    from lib.chapters.aot_memorization import deep
-    recs = deep.depth_grid(5, [3], [1, 2], (1, 2), 2, dict(batch=16, batches_per_epoch=4, epochs=1, lr=1e-2, lr_end=1e-2), 2222)
+    recs = AT.depth_grid(5, [3], [1, 2], (1, 2), 2, dict(batch=16, batches_per_epoch=4, epochs=1, lr=1e-2, lr_end=1e-2), 2222)
     assert len(recs) == 8 and {(r["H"], r["L"]) for r in recs} == {(1, 1), (2, 1), (1, 2), (2, 2)}
     assert all(0 <= r["table_acc"] <= 1 and r["cpu_s"] >= 0 for r in recs)
-    assert len(deep.accs(recs, d=3, H=2, L=2)) == 2
-    assert deep.agree([0.5], [0.3]) == pytest.approx((0.2, 0.05))
-    diff, tol = deep.agree([0.4, 0.6], [0.5, 0.5])           # SE = sqrt(0.02 / 2) = 0.1
+    assert len(CD.accs(recs, d=3, H=2, L=2)) == 2
+    assert CD.agree([0.5], [0.3]) == pytest.approx((0.2, 0.05))
+    diff, tol = CD.agree([0.4, 0.6], [0.5, 0.5])           # SE = sqrt(0.02 / 2) = 0.1
     assert diff == pytest.approx(0.0) and tol == pytest.approx(0.2)
-    assert deep.agree([0.31, 0.31], [0.2, 0.2]) == pytest.approx((0.11, 0.05))
+    assert CD.agree([0.31, 0.31], [0.2, 0.2]) == pytest.approx((0.11, 0.05))
 
 
 def test_skip_alone_on_the_circle_memorizes_any_last_token_map_and_a_rank2_memory_does_not():
     """The H = 0, d = 2 AoT realizes an arbitrary map from the N last tokens to labels with the margin 1 - cos(2 pi/N);
     a rank-2 associative memory on fixed Gaussian embeddings does not, and reaches it at d = N (least squares)."""
-    from lib.chapters.aot_memorization import assoc
+    from lib.chapters.aot_memorization.theory import assoc
     for k in range(3):
         g = np.random.default_rng(k).integers(0, 30, 30)
         acc, margin = assoc.last_token_accuracy(assoc.circle_skip_aot(g, S=3), g, S=3)
@@ -540,7 +541,7 @@ def _grid(f, ds=(4, 6, 8), Hs=(1, 3, 5, 7, 9), reps=2, noise=0.0):
 
 
 def test_truncation_rules_differ_by_the_first_saturated_point():
-    from lib.chapters.aot_memorization import skeptic as SK
+    from lib.chapters.aot_memorization.claims import skeptic as SK
     x, y = [1, 2, 3, 4], [0.5, 0.9, 0.97, 0.99]
     assert list(AT.truncate_saturated(x, y)[0]) == [1, 2, 3] and list(SK.strict(x, y)[0]) == [1, 2]
     assert list(SK.untruncated(x, y)[0]) == x and list(SK.TRUNCS[list(SK.TRUNCS)[2]](x, y)[0]) == x
@@ -554,7 +555,7 @@ def test_a_line_that_only_holds_with_the_saturated_point_kept_is_fragile():
     """exp1-linear's criterion on curves that rise linearly and then saturate: it holds on the official truncation and
     flips when the saturated points are kept (the claim is reported fragile, with that choice); a clean line with no
     saturation survives every variant."""
-    from lib.chapters.aot_memorization import skeptic as SK
+    from lib.chapters.aot_memorization.claims import skeptic as SK
     from lib.core import claims
     Hs = [1, 3, 5, 7, 9, 11, 13]
     sat = _grid(lambda d, H: min(0.99, 0.1 + 0.012 * d * H), Hs=Hs)
@@ -570,12 +571,12 @@ def test_exponent_control_is_the_rivals_own_data_and_a_csv_exponent_follows_the_
     """An exponent claim's control is the published points whose own exponent is the rival's: the v2 CSV fails v1's
     cubic, the v1 CSV fails v2's exponent. A claimed exponent that is a CSV's is recomputed by the variant's rule, so
     the CSV's own points pass its exponent under every truncation."""
-    from lib.chapters.aot_memorization import skeptic as SK
-    k2 = claims_exp1.exponent(AT.paper_slopes(), 50)
+    from lib.chapters.aot_memorization.claims import skeptic as SK
+    k2 = CE4.exponent(AT.paper_slopes(), 50)
     assert SK.csv_k("v2") == pytest.approx(k2)
-    _, v1s, _ = claims_exp1.rival_data("v1")
-    _, v2s, _ = claims_exp1.rival_data("v2")
-    assert not claims_exp1.exponent_test(v1s, 50, k2, 3.0) and not claims_exp1.exponent_test(v2s, 50, 3.0, k2)
+    _, v1s, _ = CE4.rival_data("v1")
+    _, v2s, _ = CE4.rival_data("v2")
+    assert not CE4.exponent_test(v1s, 50, k2, 3.0) and not CE4.exponent_test(v2s, 50, 3.0, k2)
     pts = [dict(d=d, H=H, rep=0, running_acc=y, table_acc=y) for d, ys in aot.PAPER["exp1"].items()
            for H, y in zip(aot.PAPER["exp1_H"], ys, strict=True)]
     D = SK.grid(pts, sorted(aot.PAPER["exp1"]), aot.PAPER["exp1_H"], 50)

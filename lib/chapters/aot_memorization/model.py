@@ -245,3 +245,64 @@ def aot_table(fam: AoTMemorization, data: FamilyData) -> FamilyData:
     G, NS = tab.shape
     allseq = torch.stack(torch.meshgrid(*[torch.arange(fam.N)] * fam.S, indexing="ij"), -1).reshape(NS, fam.S)
     return FamilyData({"t": allseq.to(tab.device).expand(G, NS, fam.S).contiguous(), "y": tab.clone()})
+
+
+class DeepAoT:
+    """Appendix B.2 (v2): G attention-only Transformers of L layers, a family of the sweep engine (it has
+    :mod:`lib.engine.family`'s interface, so :func:`lib.engine.train.train_family` trains it unchanged). L layers
+    of eqs. (1)-(2)::
+
+        x^0_s = e(t_s) + p_s,
+        x^{l+1}_s = x^l_s + sum_h sum_{s' <= s} softmax_{s'}(x^l_s W_Q^{l,h} (x^l_{s'} W_K^{l,h})^T) x^l_{s'} W_V^{l,h} W_O^{l,h},
+
+    and the logits are x^L_S U. Every position is computed at every layer (causal mask), since deeper layers read
+    the earlier positions' updated residuals; at L = 1 only x^1_S matters and the model is the eq. (2) AoT
+    (``AoTMemorization(variant="paper")``, checked in tests/test_aot.py). Initialisation follows that model's,
+    layer by layer. The v2 code's depth runs use 3 layers (its text says 5). Parameters: ``E [G, N, d]``,
+    ``P [G, S, d]``, ``W_Q, W_K, W_V [G, L, H, d, dh]``, ``W_O [G, L, H, dh, d]``, ``U [G, d, N]``.
+    Batches: ``t`` ``[G, B, S]`` (int64 tokens), ``y`` ``[G, B]``."""
+
+    def __init__(self, N: int, S: int = 2, d: int = 4, dh: int | None = None, H: int = 1, L: int = 1):
+        if min(N, S, d, H, L) < 1:
+            raise ValueError(f"N, S, d, H, L must be >= 1, got {N}, {S}, {d}, {H}, {L}")
+        self.N, self.S, self.d, self.H, self.L = N, S, d, H, L
+        self.dh = d if dh is None else dh
+        self.C = N
+
+    @property
+    def eval_width(self) -> int:
+        return max(self.H * self.S * self.S, self.H * self.S * self.dh, self.N)
+
+    def shape_key(self) -> tuple:
+        return ("deep-aot", self.N, self.S, self.d, self.dh, self.H, self.L)
+
+    def init_one(self, seed: int) -> dict[str, Tensor]:
+        g = torch.Generator().manual_seed(int(seed))
+        N, S, d, dh, H, L = self.N, self.S, self.d, self.dh, self.H, self.L
+        p = {"E": _uniform(g, (N, d), 1 / math.sqrt(d)), "P": _uniform(g, (S, d), 1 / math.sqrt(dh))}
+        layers = [{"W_Q": _xavier(g, (H, d, dh), d, 3 * dh), "W_K": _xavier(g, (H, d, dh), d, 3 * dh),
+                   "W_V": _xavier(g, (H, d, dh), d, 3 * dh), "W_O": _uniform(g, (H, dh, d), 1 / math.sqrt(dh))}
+                  for _ in range(L)]
+        p.update({k: torch.stack([lay[k] for lay in layers]) for k in ("W_Q", "W_K", "W_V", "W_O")})
+        p["U"] = _uniform(g, (d, N), 1 / math.sqrt(d))
+        return p
+
+    def init(self, seeds: Sequence[int], dtype=torch.float32, device="cpu") -> dict[str, Tensor]:
+        return {k: v.to(dtype=dtype, device=device) for k, v in stack([self.init_one(s) for s in seeds]).items()}
+
+    def logits(self, p: dict[str, Tensor], batch: dict[str, Tensor]) -> Tensor:
+        t = batch["t"]
+        G = t.shape[0]
+        x = p["E"][torch.arange(G, device=t.device).view(G, 1, 1), t] + p["P"].unsqueeze(1)   # [G, B, S, d]
+        mask = torch.tril(torch.ones(self.S, self.S, dtype=torch.bool, device=t.device))
+        for layer in range(self.L):
+            w = {k: p[k][:, layer].unsqueeze(1) for k in ("W_Q", "W_K", "W_V", "W_O")}       # [G, 1, H, ., .]
+            x = x + attn.attention(x, x, w["W_Q"], w["W_K"], w["W_V"], w["W_O"], mask=mask)
+        return torch.bmm(x[:, :, -1], p["U"])                                                 # [G, B, N]
+
+    per_example = AoTMemorization.per_example      # cross-entropy and accuracy of self.logits
+
+    def flops(self, batch_size: int) -> float:
+        B, S, d, dh, H, L, N = batch_size, self.S, self.d, self.dh, self.H, self.L, self.N
+        per_layer = S * H * (3 * d * dh + 2 * S * dh + dh * d)       # Q, K, V, scores, mix, W_O
+        return 3.0 * 2 * B * (L * per_layer + d * N)

@@ -25,7 +25,8 @@ import torch
 import torch.nn.functional as F
 
 from lib.chapters.aot_memorization import model as aot_model
-from lib.chapters.aot_memorization.construction import PAPER
+from lib.chapters.aot_memorization import theory
+from lib.chapters.aot_memorization.theory.paper import PAPER
 from lib.core.claims import Scale
 from lib.core.fit import linear_fit, power_fit
 from lib.core.repro import seed_hash
@@ -351,3 +352,72 @@ def run_plan(P: dict, device="cpu", only: Sequence[str] | None = None, log=print
             f"{time.perf_counter() - t0:.1f} s")
     return {name: [trained[((g["N"], g["recipe"], g["variant"], g["mlp"], g["reps"]), tuple(c), rep)]
                    for c in g["configs"] for rep in range(g["reps"])] for name, g in pl.items()}
+
+
+# ---- the live checks' other trainings: the spot check, Prop. 1's trained AoTs, App. B.2's deeper AoTs ----
+def spot_check(P: dict, device="cpu") -> list[dict]:
+    """Fig. 1a at the paper's scale, live: N = 50, d = d_h = 10, the official v2 recipe (4096 steps of batch
+    256), the official model, one seed, at the head counts ``P["spot_H"]``: one family, by :func:`train_points`
+    (resumes under ``python -m lib run``). Records as :func:`lib.engine.sweep.run` returns them."""
+    pts = grid_points(dict(N=50, configs=[(10, 10, H) for H in P["spot_H"]], reps=1, variant="official", mlp=False))
+    cfg = dict(recipe=asdict(Recipe()), data_seed=P["data_seed"])
+    return sweep.run(train_points, pts, name="aot-spot", config=cfg, fn_kwargs=dict(cfg, device=device), workers=1,
+                     max_family=len(pts), threads=None, quiet=True)
+
+
+def train_aot_kl(prior: np.ndarray, P: np.ndarray, N: int, S: int, d: int, d_h: int, H: int, seed: int,
+                 steps: int = 1500, lr: float = 0.03) -> float:
+    """Train an AoT of eq. (2) (all its weights, float64, Adam) on the distribution task's objective
+    d_KL(pi, T) over all N^S sequences, and return the d_KL it reaches (Prop. 1 says: never below the best
+    rank-d sequence encoder's)."""
+    g = torch.Generator().manual_seed(seed)
+    shapes = dict(e=(N, d), pos=(S, d), W_Q=(H, d, d_h), W_K=(H, d, d_h), W_V=(H, d, d_h), W_O=(H, d_h, d), W_U=(N, d))
+    W = {k: (torch.randn(*s, generator=g, dtype=torch.float64) / np.sqrt(s[-2] if len(s) == 3 else 1)).requires_grad_(True)
+         for k, s in shapes.items()}
+    seqs = theory.all_sequences(N, S)
+    Pt, wt = torch.as_tensor(P), torch.as_tensor(prior)
+    opt = torch.optim.Adam(list(W.values()), lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+    for _ in range(steps):
+        opt.zero_grad()
+        logq = torch.log_softmax(theory.AoT(**W).logits(seqs), dim=1)
+        (-(wt * (Pt * logq).sum(1)).sum()).backward()
+        opt.step()
+        sched.step()
+    with torch.no_grad():
+        return theory.d_kl(prior, P, theory.AoT(**W).logits(seqs).numpy())
+
+
+def train_deep(points: list[dict], report, recipe: dict, data_seed: int, device="cpu") -> None:
+    """:func:`lib.engine.sweep.run`'s training function for :class:`~.model.DeepAoT`: a unit's points
+    ``dict(N, d, H, L, rep)`` share (N, d, H, L) (``group_by``) and train as one family on the chapter's
+    task (:func:`~lib.chapters.aot_memorization.model.aot_data`, one look-up table of seed ``data_seed``)
+    with the recipe of :class:`Recipe`'s fields."""
+    p0, R = points[0], Recipe(**recipe)
+    fam = aot_model.DeepAoT(N=p0["N"], d=p0["d"], H=p0["H"], L=p0["L"])
+    seeds = [seed_hash(data_seed, "deep", p["L"], p["d"], p["H"], p["rep"]) for p in points]
+    data = aot_model.aot_data(fam, R.batch * R.batches_per_epoch, [data_seed] * len(points))
+    table = aot_model.aot_table(fam, data)
+    res = train.train_family(fam, data, seeds=seeds, steps=R.steps, lr=R.lr, schedule="linear", lr_end=R.lr_end,
+                             per_epoch=R.batches_per_epoch, batch_size=R.batch, running_window=R.running_window,
+                             eval_data=table, device=device, progress=getattr(report, "progress", None))
+    for p, r in zip(points, res, strict=True):
+        report(p, dict(running_acc=float(r["running_acc"]), table_acc=float(r["eval_acc"])))
+
+
+def depth_grid(N: int, ds: Sequence[int], Hs: Sequence[int], Ls: Sequence[int], reps: int, recipe: dict,
+               data_seed: int, device="cpu") -> list[dict]:
+    """Train :class:`~.model.DeepAoT` (d = d_h) at every (d, H, L) with ``reps`` seeds each, by :func:`train_deep` (one
+    family per (d, H, L)) on the chapter's task of vocabulary ``N``. One record per model: ``dict(N, d, H, L, rep,
+    running_acc, table_acc, cpu_s)``, ``cpu_s`` the process CPU time of its family divided by ``reps``."""
+    out: list[dict] = []
+    for L in Ls:
+        for d in ds:
+            for H in Hs:
+                got: list[dict] = []
+                c0 = time.process_time()
+                train_deep([dict(N=N, d=d, H=H, L=L, rep=r) for r in range(reps)],
+                             lambda p, r, got=got: got.append(dict(p, **r)), recipe, data_seed, device=device)
+                cpu = (time.process_time() - c0) / reps
+                out.extend(dict(g, cpu_s=cpu) for g in got)
+    return out

@@ -2,7 +2,9 @@
 own criterion (:mod:`lib.core.robust`): the truncation of saturated points (ours, which is the official fitting
 scripts' rule, against the points strictly below 0.95, no truncation, and saturation read at 0.99), each seed alone,
 one head count or one dimension left out, the other accuracy metric, and each reading of a threshold the paper leaves
-undefined. Judging code only: the training function never reaches it.
+undefined. Judging code only: the training function never reaches it. The variants themselves are built by
+:mod:`lib.core.robust` (``variant``, ``rejudge``, ``each``); this module holds the chapter's own data shapes (an Exp. 1
+grid, the truncation rules) and judges.
 
 An Exp. 1 grid is passed around as a dict ``D`` (records, dimensions ``ds``, head counts ``Hs``, vocabulary ``N``,
 truncation rule ``trunc``, metric ``key``); every judge takes such a dict, so the base and each variant run the
@@ -17,7 +19,7 @@ import numpy as np
 from lib.chapters.aot_memorization import train as AT
 from lib.core.claims import Variant
 from lib.core.fit import linear_fit, power_fit
-from lib.core.robust import each, rejudge
+from lib.core.robust import each, rejudge, variant
 
 TABLE = "the full-table accuracy (the paper's definition) instead of the running metric"
 RUNNING = "the running metric (the official code's) instead of the full-table accuracy"
@@ -102,8 +104,8 @@ def csv_k(which: str, D: dict | None = None) -> float:
     """The exponent of a published Fig. 1a-like CSV (``which``: v2, v1, b1) under ``D``'s truncation rule and, when
     ``D``'s head counts are a subset of the CSV's, on those head counts only: a claimed exponent that is a CSV's is
     recomputed by the same analysis as ours."""
-    from lib.chapters.aot_memorization import claims_exp1 as CE
-    from lib.chapters.aot_memorization import construction as aot
+    from lib.chapters.aot_memorization import theory as aot
+    from lib.chapters.aot_memorization.claims import exp4 as CE
     t, hk, N = CSV[which]
     table, Hs = aot.PAPER[t], aot.PAPER[hk]
     trunc = D["trunc"] if D else AT.truncate_saturated
@@ -118,9 +120,9 @@ def csv_k(which: str, D: dict | None = None) -> float:
 
 
 def exponent_judge(k_claim: float | str, k_rival: float | str) -> Callable[[dict], tuple[bool, str]]:
-    """Exp. 4's exponent test (:func:`~.claims_exp1.exponent_test`) on a grid ``D``; an exponent given as a CSV's name
+    """Exp. 4's exponent test (:func:`~.exp4.exponent_test`) on a grid ``D``; an exponent given as a CSV's name
     (:data:`CSV`) is that CSV's under the same analysis (:func:`csv_k`)."""
-    from lib.chapters.aot_memorization import claims_exp1 as CE
+    from lib.chapters.aot_memorization.claims import exp4 as CE
     k_of = lambda k, D: csv_k(k, D) if isinstance(k, str) else k
 
     def judge(D: dict) -> tuple[bool, str]:
@@ -138,21 +140,6 @@ def ratio_judge(level: float = 1.5) -> Callable[[dict], tuple[bool, str]]:
         r = {d: AT.slope_ratio(s, D["N"], D["N"] ** 2, d) for d, s in slopes(D).items() if d >= 5}
         return bool(r) and all(v >= level for v in r.values()), (f"min {min(r.values()):.1f}x" if r else "no d >= 5")
     return judge
-
-
-def gap_variants(judge: Callable[[float], tuple[bool, str]], readings: list[float], name: str = "tolerance") -> list[Variant]:
-    """A tolerance the paper leaves undefined, read otherwise (``judge(tolerance)``)."""
-    return [variant(f"{name} = {r:g}", judge(r)) for r in readings]
-
-
-def _ok_val(j) -> tuple[bool, str]:
-    ok, v = j if isinstance(j, tuple) else (j, "")
-    return bool(ok), str(v)
-
-
-def variant(choice: str, judged) -> Variant:
-    """One :class:`Variant` from a judge's ``(ok, value)`` or ``ok``."""
-    return Variant(choice, *_ok_val(judged))
 
 
 def seeds_of(points: list[dict]) -> list:
@@ -179,7 +166,7 @@ def proof_gap(N: int, S: int, d: int, g: np.random.Generator, draws: int = 20, r
     sequence's S inputs (``rank_one``: W_Q, W_K of rank one, as in the lemma's construction)."""
     import torch
 
-    from lib.chapters.aot_memorization import construction as aot
+    from lib.chapters.aot_memorization import theory as aot
     e, p = aot.random_embeddings(N, S, d, g)
     X = e[torch.as_tensor(aot.all_sequences(N, S))] + p
     v = np.linalg.svd(X[0].numpy())[2][-1]
@@ -192,11 +179,6 @@ def proof_gap(N: int, S: int, d: int, g: np.random.Generator, draws: int = 20, r
         A = aot.head_features(X, Wq, Wk).numpy()
         out.append(abs(float(A[0] @ v)) / np.abs(A).max())
     return max(out)
-
-
-def family(test: Callable[[dict], tuple[bool, str]], configs: list[dict], label: Callable[[dict], str]) -> list[Variant]:
-    """A finding's criterion ``test`` on other parameter families (one variant per configuration)."""
-    return [variant(label(c), test(c)) for c in configs]
 
 
 def seed_curve(recs: list[dict], key: str, by: str, xs, rep, **fixed) -> list[float]:

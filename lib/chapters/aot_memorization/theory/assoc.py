@@ -6,7 +6,7 @@ and only the d x d matrix is learned. In the AoT the embeddings are parameters t
 are W_U (e(t_S) + pos_S), a rank-d map of the last token, and Prop. 3's circle realizes *any* map from the N last
 tokens to labels at d = 2: put the unembedding rows on the circle, W_U[j] = (cos 2 pi j/N, sin 2 pi j/N), and
 e(x) = W_U[g(x)], pos = 0. The logit of label j is then cos(2 pi (j - g(x))/N), largest exactly at j = g(x), with
-the margin 1 - cos(2 pi/N). :func:`circle_skip_aot` builds that H = 0 AoT (:class:`construction.AoT` with empty
+the margin 1 - cos(2 pi/N). :func:`circle_skip_aot` builds that H = 0 AoT (:class:`~.construction.AoT` with empty
 head arrays); :func:`memory_accuracy` is the rival, a rank-d associative memory on fixed Gaussian embeddings.
 """
 from __future__ import annotations
@@ -14,13 +14,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lib.chapters.aot_memorization import construction as aot
+from lib.chapters.aot_memorization.theory import construction as aot
+from lib.chapters.aot_memorization.theory.encoders import circle
 
 
 def circle_skip_aot(labels: np.ndarray, S: int = 2) -> aot.AoT:
     """The AoT with H = 0 and d = 2 that maps last token x to ``labels[x]``: W_U = the circle, e(x) = W_U[labels[x]],
     pos = 0 (float64)."""
-    W = aot.circle(len(labels))
+    W = circle(len(labels))
     T = lambda a: torch.as_tensor(np.asarray(a, float))
     empty = lambda *s: torch.zeros(0, *s, dtype=torch.float64)
     return aot.AoT(T(W[np.asarray(labels)]), T(np.zeros((S, 2))), empty(2, 1), empty(2, 1), empty(2, 2), empty(2, 2), T(W))

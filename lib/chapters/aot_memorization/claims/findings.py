@@ -5,8 +5,9 @@ aot-memorization``: stored) and every number comes from the computation.
 """
 from __future__ import annotations
 
-from lib.chapters.aot_memorization import claims as AC
-from lib.chapters.aot_memorization import stored
+from lib.chapters.aot_memorization.claims import exp2 as E2
+from lib.chapters.aot_memorization.claims import exp6 as E6
+from lib.chapters.aot_memorization.claims import stored
 from lib.core.claims import FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 
 SWEEP_TEXT = {"exp1": "Exp. 1 / 4's full grid ($N = 50$, both models)", "exp2": "Exp. 2 at $N = 50$",
@@ -59,7 +60,7 @@ def capacity(C: Claims) -> str:
 
 def exp6(C: Claims, evs: dict, book_reps: int, book_steps: int) -> str:
     ev = evs["exp6"]
-    rp = AC.paper_ratio6()
+    rp = E6.paper_ratio6()
     above = cite(C, "exp6-above-bound", "exp6-above-bound-paper", "exp6-above-bound-paper-scale")
     head = (f"**Experiment 6.** At $d = d_h = 2$ the claims that trained accuracies stay above $\\phi(2H+2)$: {above} "
             "(their control, a model that gains nothing from its heads, must fail; much of the margin comes from the "
@@ -69,20 +70,20 @@ def exp6(C: Claims, evs: dict, book_reps: int, book_steps: int) -> str:
     if not ev.complete:
         return head + (f"The slope ratio is judged on the sweep `exp6` at the official recipe, which is "
                        f"{stored.state(ev)}: " + cite(C, "exp6-ratio-paper-scale", "exp6-ratio-eq2-paper-scale")
-                       + f". The v2 text says {AC.RATIO6_TEXT}, its CSV gives {rp:.2f}.") + tail
+                       + f". The v2 text says {E6.RATIO6_TEXT}, its CSV gives {rp:.2f}.") + tail
     parts = []
     for v, cid in (("official", "exp6-ratio-paper-scale"), ("paper", "exp6-ratio-eq2-paper-scale")):
         H, Y = stored.seed_rows(ev, v, "H")
-        r, lo, hi = AC.ratio6_interval(H, Y)
-        parts.append((stored.LABEL[v], r, lo, hi, lo <= rp <= hi, lo <= AC.RATIO6_TEXT <= hi, cid))
+        r, lo, hi = E6.ratio6_interval(H, Y)
+        parts.append((stored.LABEL[v], r, lo, hi, lo <= rp <= hi, lo <= E6.RATIO6_TEXT <= hi, cid))
     where = lambda ins: "inside" if ins else "outside"
     body = (f"The slope ratio is judged on the stored run at the official recipe ({_seeds(ev)} seeds) by a 95% "
             "bootstrap interval over the seeds of the seed-mean curve's ratio: "
             + "; ".join(f"the {m}'s ratio is {r:.2f} ({lo:.2f}–{hi:.2f}): the v2 CSV's {rp:.2f} lies {where(a)} it, "
-                        f"the v2 text's {AC.RATIO6_TEXT} {where(b)} (`{cid}` {verdict(C, cid)})"
+                        f"the v2 text's {E6.RATIO6_TEXT} {where(b)} (`{cid}` {verdict(C, cid)})"
                         for m, r, lo, hi, a, b, cid in parts) + ".")
     if all(a and not b for *_, a, b, _ in parts):
-        body += (f" So the seeds tell the v2 CSV's {rp:.2f} from the v2 text's {AC.RATIO6_TEXT}, and side with the "
+        body += (f" So the seeds tell the v2 CSV's {rp:.2f} from the v2 text's {E6.RATIO6_TEXT}, and side with the "
                  "CSV for both models.")
     elif any(a and b for *_, a, b, _ in parts):
         body += " Where both values lie inside, the seeds cannot tell the CSV from the text (not discriminating)."
@@ -90,7 +91,7 @@ def exp6(C: Claims, evs: dict, book_reps: int, book_steps: int) -> str:
 
 
 def models(C: Claims, evs: dict) -> str:
-    ids23 = [*AC.EXP23_TEXT["exp2"], *AC.EXP23_TEXT["exp3"]]
+    ids23 = [*E2.EXP23_TEXT["exp2"], *E2.EXP23_TEXT["exp3"]]
     ev2, ev3 = evs["exp2"], evs["exp3"]
     if ev2.complete and ev3.complete and all_hold(C, *ids23):
         scale = (f"At the paper's scale (the stored runs: $N = 50$, the official v2 recipe, {_seeds(ev2)} seeds, both "
@@ -131,7 +132,7 @@ def versions(C: Claims) -> str:
             f"Exp. 3 (\"linear\" vs \"constant\" for $d\\ge d_h$: {e3}), Exp. 4 (cubic vs quadratic–cubic: claims "
             "`exp4-cubic-v1` and `exp4-exponent`), Exp. 5 (\"the same\" vs \"MLP better but harder to optimise\"), "
             "Exp. 6 ($d_h = 5$ vs 2; v1's ratio 1.7 is against the $5H+2$ slope, which the proof does not give at "
-            f"$d = 2$; v2's text says {AC.RATIO6_TEXT} while the v2 CSV gives {AC.paper_ratio6():.2f}), and "
+            f"$d = 2$; v2's text says {E6.RATIO6_TEXT} while the v2 CSV gives {E6.paper_ratio6():.2f}), and "
             "Theorem 1's constant $C$. The claims above state which version each check tests.")
 
 
@@ -196,18 +197,18 @@ def short(C: Claims, evs: dict) -> str:
     verdicts are in the verdict box and the claims table)."""
     out = []
     ev = evs["exp6"]
-    rp = AC.paper_ratio6()
+    rp = E6.paper_ratio6()
     if ev.complete:
         H, Y = stored.seed_rows(ev, "official", "H")
-        r, lo, hi = AC.ratio6_interval(H, Y)
+        r, lo, hi = E6.ratio6_interval(H, Y)
         out.append(f"**Experiment 6's slope ratio.** The stored official runs give {r:.2f} (95% interval "
                    f"{lo:.2f}–{hi:.2f}, {_seeds(ev)} seeds): the v2 CSV's {rp:.2f} lies "
-                   f"{'inside' if lo <= rp <= hi else 'outside'} it, the v2 text's {AC.RATIO6_TEXT} "
-                   f"{'inside' if lo <= AC.RATIO6_TEXT <= hi else 'outside'}.")
+                   f"{'inside' if lo <= rp <= hi else 'outside'} it, the v2 text's {E6.RATIO6_TEXT} "
+                   f"{'inside' if lo <= E6.RATIO6_TEXT <= hi else 'outside'}.")
     else:
         out.append(f"**Experiment 6's slope ratio** is judged on the sweep `exp6`, {stored.state(ev)}; the v2 text "
-                   f"says {AC.RATIO6_TEXT}, its CSV gives {rp:.2f}.")
-    ids23 = [*AC.EXP23_TEXT["exp2"], *AC.EXP23_TEXT["exp3"]]
+                   f"says {E6.RATIO6_TEXT}, its CSV gives {rp:.2f}.")
+    ids23 = [*E2.EXP23_TEXT["exp2"], *E2.EXP23_TEXT["exp3"]]
     if evs["exp2"].complete and evs["exp3"].complete and all_hold(C, *ids23):
         out.append("**Which model the figures describe.** At the paper's scale the official code's model reproduces "
                    "the v2 CSV's Exps. 2 and 3 within 0.05, while the AoT of eqs. (1)–(2), trained on the same data "

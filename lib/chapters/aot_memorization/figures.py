@@ -1,13 +1,17 @@
-"""Figures of the aot-memorization chapter, the paper's numbers beside ours: the live grids' and the stored
-paper-scale runs' (:mod:`~lib.chapters.aot_memorization.stored`), each with its table."""
+"""Figures and tables of the aot-memorization chapter, the paper's numbers beside ours: the live grids', the spot
+check's, App. B.2's depth grid's and the stored paper-scale runs' (:mod:`~lib.chapters.aot_memorization.claims.stored`),
+each with its table."""
 from __future__ import annotations
+
+from typing import Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lib.chapters.aot_memorization import stored as S
-from lib.chapters.aot_memorization.construction import PAPER, phi
+from lib.chapters.aot_memorization.claims import stored as S
+from lib.chapters.aot_memorization.theory import PAPER, phi
 from lib.chapters.aot_memorization.train import mean_over_reps, paper_slopes, per_head_slopes
+from lib.chapters.aot_memorization.claims.depth import accs
 from lib.core import plots
 
 
@@ -78,7 +82,7 @@ def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
 
 
 # ----------------------------------------------------------------------------------------------
-# the stored paper-scale runs (lib.chapters.aot_memorization.stored), beside the paper's CSVs
+# the stored paper-scale runs (lib.chapters.aot_memorization.claims.stored), beside the paper's CSVs
 # ----------------------------------------------------------------------------------------------
 def _panel(ax, ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS) -> None:
     """A stored sweep's seed-mean curves (with their std) beside the v2 CSV and the bound."""
@@ -262,3 +266,39 @@ def stored_exp5(evs: dict) -> None:
                "the parameter count for the official AoT (o), the eq. (2) AoT (x) and the MLP Transformer (^), solid, "
                "over the v2 CSV (dashed). v2 says the MLP memorizes more at equal parameters; v1 said the same.",
                "fig-aot-stored-exp5")
+
+
+def spot_check(spot: list[dict] | None) -> None:
+    """The spot check of Fig. 1a at the paper's scale (:func:`~lib.chapters.aot_memorization.train.spot_check`'s
+    records ``spot``; nothing when it was not run): both metrics against H over the v2 CSV and the bound."""
+    if spot is None:
+        return
+    fig, axes = plots.subplots(1, 1, width=4.6, height=3.2)
+    xs = [r["H"] for r in spot]
+    axes[0].plot(PAPER["exp1_H"], PAPER["exp1"][10], **dict(plots.PAPER, label="paper (v2 CSV, 5 seeds)"))
+    axes[0].plot(xs, [r["running_acc"] for r in spot], **dict(plots.OURS, linestyle="none", label="ours, running accuracy"))
+    axes[0].plot(xs, [r["table_acc"] for r in spot], color="#1a7f37", marker="^", linestyle="none",
+                 label="ours, full-table accuracy")
+    axes[0].plot(PAPER["exp1_H"], phi(np.array(PAPER["exp1_H"]) * 10 + 10, 50, 2500), color="#1a7f37",
+                 lw=0.8, ls=":", label=r"$\phi(Hd_h+d)$")
+    axes[0].set(xlabel="heads H", ylabel="accuracy", ylim=(0, 1.05), title="N = 50, d = d_h = 10")
+    axes[0].legend(fontsize=8)
+    plots.show(fig, "The spot check of Fig. 1a at the paper's scale (N = 50, d = d_h = 10, the official v2 recipe, one "
+               "seed): our running accuracy (the official metric) and full-table accuracy against H, over the v2 CSV "
+               "(5 seeds) and the bound φ(Hd_h + d). The running accuracy should sit on the CSV; the full-table one "
+               "a little below it.", "fig-aot-spot-check")
+
+
+def plot_depth(ax, recs: list[dict], ds: Sequence[int], Hs: Sequence[int], L: int, N: int) -> None:
+    """Accuracy (full table, seed mean and the seeds) against heads per layer: one layer solid, L layers dashed."""
+    for i, d in enumerate(ds):
+        for depth, ls, mk in ((1, "-", "o"), (L, "--", "s")):
+            seeds = [accs(recs, d=d, H=H, L=depth) for H in Hs]
+            ax.plot(Hs, [float(np.mean(a)) for a in seeds], color=plots.COLORS[i], ls=ls, marker=mk,
+                    label=f"d = d_h = {d}, {depth} layer{'s' * (depth > 1)}")
+            for H, a in zip(Hs, seeds, strict=True):
+                ax.scatter([H] * len(a), a, color=plots.COLORS[i], s=6)
+    ax.axhline(1 / N, color="#57606a", lw=0.6)
+    ax.set(xlabel="heads per layer H", ylabel="accuracy (full table)", ylim=(0, 1.05), xticks=list(Hs),
+           title=f"App. B.2 at N = {N}: 1 vs {L} layers")
+    ax.legend(fontsize=8)

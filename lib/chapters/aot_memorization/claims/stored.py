@@ -1,9 +1,8 @@
 """The chapter's stored paper-scale runs, read without recomputing anything: the sweeps of
 :mod:`~lib.chapters.aot_memorization.evidence` (``python -m lib evidence aot-memorization``), their provenance, their
 state (stored, partial, stale, not run), the cost and command of what they lack, and their points as curves and
-seed rows. The page draws them with :mod:`~lib.chapters.aot_memorization.plots` and judges them with
-:mod:`~lib.chapters.aot_memorization.claims` (Exps. 2, 3, 6), :mod:`~.claims_exp1` (Exps. 1, 4, v1's protocol) and
-:mod:`~.claims_b1` (App. B.1, Exp. 5 at N = 70). The training code does not import these modules, so editing them
+seed rows. The page draws them with :mod:`~lib.chapters.aot_memorization.figures` and judges them with the
+claims modules of each experiment (:mod:`~.exp1`, :mod:`~.exp2`, ..., :mod:`~.v1`, :mod:`~.b1`). The training code does not import these modules, so editing them
 leaves the stored runs' fingerprint unchanged.
 """
 from __future__ import annotations
@@ -22,7 +21,7 @@ def load() -> dict:
     """The chapter's stored sweeps (:class:`lib.book.evidence.Evidence`), and their provenance printed."""
     sws = E.sweeps(EV.CHAPTER)
     evs = {n: E.load(EV.CHAPTER, n) for n in sws}
-    from lib.chapters.aot_memorization.page import wrap
+    from lib.chapters.aot_memorization.claims.common import wrap
     for n, ev in evs.items():
         print(wrap(f"{n}: {sws[n]['what']}") + "\n" + wrap(f"    {ev.label}"))
     return evs

@@ -1,0 +1,92 @@
+"""Appendix B.2 (v2): deeper attention-only models. At the paper's scale not trained (its measured cost:
+:mod:`~lib.chapters.aot_memorization.evidence`); at a small scale (Fig. 8's setting at Exp. 1's scale, trained by
+:func:`~lib.chapters.aot_memorization.train.depth_grid`) judged by the tolerance :func:`agree`."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from IPython.display import Markdown, display
+
+from lib.chapters.aot_memorization import evidence as EV
+from lib.chapters.aot_memorization.claims.common import prints_verdicts
+from lib.core import claims as K
+from lib.core.claims import EXPERIMENT, FINDING, Claims
+from lib.core.robust import variant
+
+# The v2 CSVs of Fig. 8 (`Data_exp_1_{d}_depth.csv` of the official repository, 3 layers, N = 70): accuracy at
+# H = 1, 5, ..., 21 heads per layer, d = d_h. Their one-layer counterparts are Exp. 5's AoT curves (theory.PAPER).
+PAPER_DEPTH_H = (1, 5, 9, 13, 17, 21)
+PAPER_DEPTH = {7: (0.0659, 0.1136, 0.1520, 0.1966, 0.2396, 0.2943),
+               10: (0.0876, 0.1769, 0.2886, 0.3832, 0.4639, 0.5434),
+               13: (0.1138, 0.2880, 0.4343, 0.5863, 0.6956, 0.7695)}
+
+
+def accs(recs: list[dict], key: str = "table_acc", **at) -> list[float]:
+    """``key`` of every seed of the records matching ``at`` (e.g. ``d=4, H=3, L=1``), in seed order."""
+    return [r[key] for r in sorted(recs, key=lambda r: r["rep"]) if all(r[k] == v for k, v in at.items())]
+
+
+def agree(a: Sequence[float], b: Sequence[float], floor: float = 0.05) -> tuple[float, float]:
+    """The difference of two models' seed means, ``mean(a) - mean(b)``, and the tolerance it is judged by:
+    ``max(floor, 2 SE)``, SE the standard error of that difference from the seeds' sample variances (``floor``
+    alone with one seed). "Similar" is ``abs(diff) <= tol``."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    diff = float(a.mean() - b.mean())
+    if min(len(a), len(b)) < 2:
+        return diff, floor
+    se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    return diff, max(floor, 2 * se)
+
+
+@prints_verdicts
+def paper_scale(C: Claims, cost: dict | None) -> None:
+    """App. B.2 / Figs. 8-10 at the paper's scale: not run, with the measured cost (``cost``)."""
+    C.not_run("appB2-depth", "App. B.2 / Figs. 8-10 (v2): deeper attention-only models (3 layers in the code, 5 in the text) give similar results to Exps. 1, 2 and 5",
+              paper="similar to one layer",
+              reason=EV.reason(cost, ["Fig. 8 (depth, Exp. 1)", "Fig. 9 (depth, Exp. 2)"], "not trained: the depth path exists "
+                                  "(lib.chapters.aot_memorization.model.DeepAoT, an engine family defined in the chapter, equal to the "
+                                  "eq. (2) AoT at one layer: tests/test_aot.py), but 3 layers at N = 70, 8192 steps of batch 512, "
+                                  "5 seeds", extra=EV.fig10_estimate(cost)), kind=EXPERIMENT)
+
+
+@prints_verdicts
+def live(C: Claims, P: dict, recs_d: list[dict], rise_d: dict, noise_d: list, paper_gap: dict, Rd) -> None:
+    """App. B.2 at a small scale (``recs_d``; the rise with heads ``rise_d``, the seed noise ``noise_d``, the v2 CSVs'
+    depth gaps ``paper_gap``, the recipe ``Rd``): the rise with heads at depth, and depth against one layer."""
+    Ld, Hs_d = P["depth_L"], P["depth_H"]
+    sc_d = K.Scale(ours=f"N = {P['train_N']}, d = d_h = {', '.join(map(str, P['depth_d']))}, H = {', '.join(map(str, Hs_d))} per layer, "
+                             f"L = {Ld} vs 1, {Rd.steps} steps of batch {Rd.batch} (Exp. 1's recipe), {P['reps']} seed(s)",
+                        paper="N = 70, d = d_h = 7, 10, 13, H = 1, 5, ..., 21 per layer, 3 layers (text: 5), 8192 steps of batch 512, 5 seeds",
+                        enough=P["train_N"] >= 10 and Rd.steps >= 512 and P["reps"] >= 2,
+                        why="needs N >= 10, >= 512 steps and >= 2 seeds (the tolerance and the control use the seed spread)")
+    beyond = lambda rows: bool(rows) and all(x > t for *_, x, t in rows)          # every difference exceeds its tolerance
+    most = lambda rows: bool(rows) and all(x > 0 for *_, x, _ in rows) and 2 * sum(x > t for *_, x, t in rows) > len(rows)
+    noise_ctl = lambda test: (f"the same test on seed noise: seed 0 minus seed 1 of the same model, at each (d, H, L) (tolerance {agree([0], [0])[1]:.2f} with one seed a side)",
+                              test(noise_d), ", ".join(f"{x:+.3f}" for *_, x, _ in noise_d))
+    pg = list(paper_gap.values())
+    rise_seed = lambda j: [(d, *agree(accs(recs_d, d=d, H=Hs_d[-1], L=Ld)[j:j + 1], accs(recs_d, d=d, H=Hs_d[0], L=Ld)[j:j + 1])) for d in P["depth_d"]]
+    gap_seed = lambda j: [(d, H, *agree(accs(recs_d, d=d, H=H, L=Ld)[j:j + 1], accs(recs_d, d=d, H=H, L=1)[j:j + 1])) for d in P["depth_d"] for H in Hs_d]
+    C.check("appB2-depth-small", f"App. B.2 / Fig. 8 at a small scale: with {Ld} layers, accuracy rises from H = {Hs_d[0]} to H = {Hs_d[-1]} heads per layer at every d "
+            "(the direction of Fig. 8's 'the scaling is linear', not its shape: two head counts cannot tell a line from sqrt(H) or saturation)",
+            paper="'similar results' to Exp. 1 (v2 CSVs at N = 70, 3 layers: rising in H at d = 7, 10, 13)",
+            ours=", ".join(f"d={d}: {x:+.3f} (tol {t:.3f})" for d, x, t in rise_d[Ld]),
+            ok=beyond(rise_d[Ld]), criterion=f"mean acc(H = {Hs_d[-1]}) - mean acc(H = {Hs_d[0]}) > max(0.05, 2 SE of the difference) at every d, {Ld} layers, full-table accuracy",
+            stable=False, kind=EXPERIMENT, scale=sc_d, control=noise_ctl(beyond),
+            variants=[variant(f"seed {j} alone", beyond(rise_seed(j))) for j in range(P["reps"])]
+            + [variant("any rise (difference > 0, no tolerance)", all(x > 0 for _, x, _ in rise_d[Ld]))])
+    gap_d = [(d, H, *agree(accs(recs_d, d=d, H=H, L=Ld), accs(recs_d, d=d, H=H, L=1))) for d in P["depth_d"] for H in Hs_d]
+    C.check("appB2-depth-gain", f"Observation (the paper makes no claim here): {Ld} layers of H heads memorize more than one layer of H heads",
+            paper=f"(v2 CSVs, 3 layers minus Exp. 5's one layer, other recipes: {min(pg):+.3f} to {max(pg):+.3f} at H = 1, 21)",
+            ours=", ".join(f"d={d},H={H}: {x:+.3f} (tol {t:.3f})" for d, H, x, t in gap_d),
+            ok=most(gap_d), criterion=f"mean acc({Ld} layers) - mean acc(1 layer) > 0 at every (d, H), and > max(0.05, 2 SE) at more than half of them",
+            stable=False, kind=FINDING, scale=sc_d, control=noise_ctl(most),
+            variants=[variant(f"seed {j} alone", most(gap_seed(j))) for j in range(P["reps"])]
+            + [variant("beyond the tolerance at every (d, H)", beyond(gap_d))])
+    lo_d, hi_d = min(x for *_, x, _ in gap_d), max(x for *_, x, _ in gap_d)
+    display(Markdown(
+        f"Here {Ld} layers minus one layer ranges from {lo_d:+.3f} to {hi_d:+.3f} over the {len(gap_d)} points "
+        f"(tolerances {min(t for *_, t in gap_d):.3f} to {max(t for *_, t in gap_d):.3f}); the v2 CSVs give {min(pg):+.3f} to {max(pg):+.3f}. "
+        f"The rise with heads per layer is {', '.join(f'{x:+.3f}' for _, x, _ in rise_d[Ld])} at {Ld} layers and "
+        f"{', '.join(f'{x:+.3f}' for _, x, _ in rise_d[1])} at one layer (d = {', '.join(map(str, P['depth_d']))})."))
