@@ -15,12 +15,11 @@ controls one head short must fail), cor1-dh-gt-d (rank = min(T0, H min(d_h, d) +
 
 Where the spec admits a draw for which a claim or its control cannot hold, the main tests stay on the side that
 works and the defect is a test of its own (``xfail(strict=True)`` with an ``@example``):
-S = 1 in any grid (attention over one position is linear: rank F ≤ min(N, d) and Lemma 2's rank ≤ d), lemma2_grid
-with d = 1 (float64 rank) or d > N (rank ≤ H(N+S−1)), lemma2_grid with H = 1 or T0 ≤ H(d−1)+1 in every record (the
-rival count equals min(T0, Hd): the control cannot fail), thm2_grid with d too small for C_emp < 1/2, with
-eta > 2/3 (π(g|t) = 1 − eta_t < 0, NaN) or with few tokens / sequences (N = 2, or N = 3 at T = 40: the C = 0
-control holds), construct_grid and negative_grid with d = 1 (a 1-d unembedding has unit rows ±1: accuracy 1 is impossible for N ≥ 3,
-and the float64 rank falls short). The main tests draw S ≥ 2, d ≥ 2 in construct_grid and negative_grid, 2 ≤ d ≤ N in lemma2_grid with
+lemma2_grid with H = 1 or T0 ≤ H(d−1)+1 in every record (the
+rival count equals min(T0, Hd): the control cannot fail), thm2_grid with d too small for C_emp < 1/2, or with
+few tokens / sequences (N = 2, or N = 3 at T = 40: the C = 0 control holds). The sets outside the theorems (S = 1,
+d = 1, d > N in lemma2_grid, eta ≥ 2/3) are refused by the spec itself, naming the parameter (last test).
+The main tests draw S ≥ 2, d ≥ 2 in construct_grid and negative_grid, 2 ≤ d ≤ N in lemma2_grid with
 a first record that discriminates the rival, thm2 records with 10 ≤ N ≤ 20, d ≥ 128 log(N+1), eta ≤ 0.3, T ≥ 60.
 
 Not drawn (left at the book preset): preset and device; dist_N and dist_restarts (the best-encoder L-BFGS
@@ -210,53 +209,6 @@ def test_theorem2_bound_holds_and_the_c0_control_fails(v):
 # ---------------------------------------------------------------------------------------------
 # defects: valid parameter sets for which a claim or its control cannot hold (xfail, strict)
 # ---------------------------------------------------------------------------------------------
-# S = 1 (every grid's field S has min 1): attention over one position is the identity average, so the head features
-# are linear in x(t, 1) = e(t) + pos: rank F <= min(N, d) < T0 = N when d < N, and Lemma 2's rank is d < min(N, Hd)
-@pytest.mark.xfail(strict=True, reason="defect: construct_grid allows S = 1, where the construction cannot memorize")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, construct_grid=[dict(N=3, S=1, d=2, d_h=2, H=1)]))
-@given(valid())
-def test_construct_grid_with_S_1(v):
-    cor1_claims(SPEC.validate(v))
-
-
-@pytest.mark.xfail(strict=True, reason="defect: lemma2_grid allows S = 1, where rank A = d < min(T0, Hd)")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, lemma2_grid=[dict(N=3, S=1, d=1, H=2)], lemma2_draws=1))
-@given(valid())
-def test_lemma2_grid_with_S_1(v):
-    assert lemma2_claim(SPEC.validate(v))[0]
-
-
-@pytest.mark.xfail(strict=True, reason="defect: negative_grid allows S = 1, where rank F = d < min(T0, H d + d)")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, negative_grid=[dict(N=2, S=1, d=1, d_h=2, H=1)]))
-@given(valid())
-def test_negative_grid_with_S_1(v):
-    cor1_dh_claim(SPEC.validate(v))
-
-
-# d = 1: the head features are sums of sigmoids of nearby rates, conditioned like a Vandermonde matrix: float64 rank
-# 5 < min(T0, Hd) = 7 at (N, S, d, H) = (3, 2, 1, 7), seed 3 (the notebook's stream rng(5, 0, 0))
-@pytest.mark.xfail(strict=True, reason="defect: lemma2_grid allows d = 1, where the float64 rank misses min(T0, Hd)")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=3, lemma2_grid=[dict(N=3, S=2, d=1, H=7)], lemma2_draws=1))
-@given(valid())
-def test_lemma2_grid_with_d_1(v):
-    assert lemma2_claim(SPEC.validate(v))[0]
-
-
-# d > N (lemma2_grid has no check d <= N, unlike construct_grid): every x(t, s) lies in span{e_j, pos_s}, and the
-# weights of each block sum to 1, so each head's block has rank <= N + S - 1 < d: (N, S, d, H) = (2, 2, 4, 1) has
-# rank 3 < min(T0, Hd) = 4
-@pytest.mark.xfail(strict=True, reason="defect: lemma2_grid allows d > N, where rank A <= H(N+S-1) < min(T0, Hd)")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, lemma2_grid=[dict(N=2, S=2, d=4, H=1)], lemma2_draws=1))
-@given(valid())
-def test_lemma2_grid_with_d_above_N(v):
-    assert lemma2_claim(SPEC.validate(v))[0]
-
-
 # every record with H = 1 (or T0 <= H(d-1)+1): the rival min(T0, H(d-1)+1) equals min(T0, Hd), the claim holds and
 # so does its control
 @pytest.mark.xfail(strict=True, reason="defect: lemma2_grid with H = 1 everywhere: the rival control cannot fail")
@@ -273,14 +225,6 @@ def test_lemma2_control_where_the_rival_is_the_truth(v):
 @example(dict(BOOK, seed=0, thm2_grid=[dict(N=20, d=2, T=5, eta=0.1)]))
 @given(valid())
 def test_thm2_with_small_d(v):
-    assert thm2_claims(SPEC.validate(v))[0]
-
-
-@pytest.mark.xfail(strict=True, reason="defect: thm2_grid allows eta > 2/3: pi(g|t) = 1 - eta_t < 0 and the KL is NaN")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, thm2_grid=[dict(N=3, d=200, T=40, eta=0.99)]))
-@given(valid())
-def test_thm2_with_large_eta(v):
     assert thm2_claims(SPEC.validate(v))[0]
 
 
@@ -336,19 +280,25 @@ def test_stored_quad_recovers_any_quadratic(a, b, c, n):
         assert got == pytest.approx(a, abs=1e-9) and r2q == pytest.approx(1.0, abs=1e-9) and r2l <= r2q + 1e-12
 
 
-# d = 1 in construct_grid: W_U's unit rows in R^1 are ±1, so at most two tokens can win the argmax (accuracy < 1 for
-# N >= 3), and the features are ill-conditioned (float64 rank 7 < T0 = 9)
-@pytest.mark.xfail(strict=True, reason="defect: construct_grid allows d = 1, where accuracy 1 is impossible for N >= 3")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=0, construct_grid=[dict(N=3, S=2, d=1, d_h=1, H=8)]))
-@given(valid())
-def test_construct_grid_with_d_1(v):
-    cor1_claims(SPEC.validate(v))
+# The parameter sets where a claim cannot hold for reasons outside the theorems, now refused by the spec, naming the
+# parameter: S = 1 (attention over one position is linear in x(t, 1): rank F <= min(N, d), Lemma 2's rank <= d);
+# d = 1 (a 1-d unembedding has unit rows ±1, accuracy 1 is impossible for N >= 3; the features' float64 rank falls
+# short); d > N in lemma2_grid (every x(t, s) lies in span{e_j, pos_s}: rank <= H(N + S - 1)); eta >= 2/3 in
+# thm2_grid (each sequence's noise level U[eta/2, 3 eta/2] passes 1: a negative probability, a NaN KL)
+REFUSED = {
+    "construct_grid.S": dict(construct_grid=[dict(N=3, S=1, d=2, d_h=2, H=1)]),
+    "lemma2_grid.S": dict(lemma2_grid=[dict(N=3, S=1, d=2, H=2)]),
+    "negative_grid.S": dict(negative_grid=[dict(N=2, S=1, d=1, d_h=2, H=1)]),
+    "lemma2_grid.d": dict(lemma2_grid=[dict(N=3, S=2, d=1, H=7)]),
+    "construct_grid.d": dict(construct_grid=[dict(N=3, S=2, d=1, d_h=1, H=8)]),
+    "negative_grid.d": dict(negative_grid=[dict(N=8, S=2, d=1, d_h=2, H=8)]),
+    "lemma2_grid d <= N": dict(lemma2_grid=[dict(N=2, S=2, d=4, H=1)]),
+    "thm2_grid eta < 2/3": dict(thm2_grid=[dict(N=3, d=200, T=40, eta=0.99)]),
+}
 
 
-@pytest.mark.xfail(strict=True, reason="defect: negative_grid allows d = 1, where the float64 rank misses H d + d")
-@settings(max_examples=1)
-@example(dict(BOOK, seed=10, negative_grid=[dict(N=8, S=2, d=1, d_h=2, H=8)]))
-@given(valid())
-def test_negative_grid_with_d_1(v):
-    cor1_dh_claim(SPEC.validate(v))
+@pytest.mark.parametrize("what", REFUSED)
+def test_the_spec_refuses_parameters_outside_the_theorems(what):
+    grid = next(iter(REFUSED[what]))
+    with pytest.raises(ValueError, match=grid):
+        SPEC.validate(dict(BOOK, **REFUSED[what]))
