@@ -15,9 +15,9 @@ import time
 
 import torch
 
-from lib.chapters.softmax_vs_linear import montecarlo as sl_mc
-from lib.chapters.softmax_vs_linear import needle as sl_needle
 from lib.chapters.softmax_vs_linear import theory as sl_theory
+from lib.chapters.softmax_vs_linear import train as sl_train
+from lib.chapters.softmax_vs_linear.theory import montecarlo as sl_mc
 from lib.core import params
 
 
@@ -72,12 +72,13 @@ def main() -> None:
                     sl_mc.mc_pairs(con, n, k, 1.0, m, tau, R, 0, X=X, kinds=("linear",))
     total += timed("signed-X counterexample (with its control)", signed)
     total += timed("dynamic range (bisections)", lambda: [
-        (sl_needle.min_scale(n, kc, "softmax", P["cross_tau0"], 0.0, 60.0, log=False),
-         sl_needle.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])
-    total += timed("learned comparison", lambda: [
-        sl_needle.train_needle(kind, n, seeds=P["learn_seeds"], steps=P["learn_steps"], batch=P["learn_batch"],
-                        lr=lr, sigma=P["learn_sigma"], seed=n)
-        for kind in ("softmax", "linear") for n in P["learn_n"] for lr in P["learn_lrs"]])
+        (sl_theory.min_scale(n, kc, "softmax", P["cross_tau0"], 0.0, 60.0, log=False),
+         sl_theory.min_scale(n, kc, "linear", P["cross_tau0"], 1.0, 1e12, log=True)) for n in P["dyn_n"]])
+    total += timed("learned comparison (the grid, one train_needle_grid per n)", lambda: [
+        sl_train.train_needle_grid([(kind, lr) for kind in ("softmax", "linear") for lr in P["learn_lrs"]], n,
+                                   seeds=P["learn_seeds"], steps=P["learn_steps"], batch=P["learn_batch"],
+                                   sigma=P["learn_sigma"], seed=n)
+        for n in P["learn_n"]])
     print(f"  {'total of the hot parts':44s} {total:7.1f} s")
 
 

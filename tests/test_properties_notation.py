@@ -15,7 +15,7 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from lib.chapters.notation import checks
+from lib.chapters.notation import claims, model, theory
 from lib.core import params
 from lib.core.claims import FRAGILE, HOLDS, Claims
 
@@ -50,10 +50,10 @@ def valid(draw) -> dict:
 
 
 def _run(section: str, v: dict) -> Claims:
-    C, D = Claims("notation"), checks.Draws(v["seed"])
+    C, D = Claims("notation"), theory.Draws(v["seed"])
     args = {"mahdavi": ("n", "d", "H", "d_h", "d_v"), "dana": ("n", "d", "H", "d_h"), "levine": ("n", "d", "H", "d_h"),
             "deng": ("n", "d", "d_h", "d_v"), "four_notations": ("n", "d", "H", "d_h", "d_v")}[section]
-    getattr(checks, section)(C, D, *(v[k] for k in args), v["trials"], v["tol"])
+    getattr(claims, section)(C, D, *(v[k] for k in args), v["trials"], v["tol"])
     return C
 
 
@@ -73,7 +73,7 @@ def test_mahdavi_literal_layer_is_lib(v):
 def test_dana_eq2_literal_is_lib_and_counts(v):
     C = _run("dana", v)
     _all_hold(C, v)
-    assert int(C.claims["dana-param-count"].ours) == v["d"] * (v["n"] + 2 * checks.N_VOCAB + 4 * v["d_h"] * v["H"])
+    assert int(C.claims["dana-param-count"].ours) == v["d"] * (v["n"] + 2 * theory.N_VOCAB + 4 * v["d_h"] * v["H"])
 
 
 @given(valid())
@@ -117,19 +117,18 @@ def test_every_section_holds_up_to_the_maximum_number_of_draws(v):
 
 
 def test_the_old_criterion_fails_where_the_summand_scaled_one_holds():
-    """At FAILED_BEFORE, the largest difference relative to the output (layers.max_rel_diff) exceeds tol for Levine
+    """At FAILED_BEFORE, the largest difference relative to the output (theory.max_rel_diff) exceeds tol for Levine
     et al.'s eq. (3) at the last draw, while the difference relative to the summands stays at rounding level; a
     wrong layer (queries and keys swapped) fails both."""
-    from lib.chapters.notation import layers
-    D, v = checks.Draws(0), FAILED_BEFORE
+    D, v = theory.Draws(0), FAILED_BEFORE
     for _ in range(v["trials"]):
         Xc = D.tokens(2, 2).T
         W = D.weights(1, 2, 1, 1, 2)
-    Wq, Wk, Wv, Wo = (checks.T(W[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
-    y3 = layers.levine_eq3(Xc, Wq, Wk, Wv, Wo)
-    ref = checks._levine_lib(Xc, Wv, Wo, Wq, Wk, score_map="identity")
-    S = checks._levine_lib(Xc.abs(), Wv.abs(), Wo.abs(), Wq.abs(), Wk.abs(), score_map="identity")
-    assert layers.max_rel_diff(y3, ref) > 1e-12
-    assert layers.scaled_diff(y3, ref, S) < 1e-14
-    wrong = checks._levine_lib(Xc, Wv, Wo, Wk, Wq, score_map="identity")
-    assert layers.scaled_diff(y3, wrong, S) > 1e-8
+    Wq, Wk, Wv, Wo = (theory.T(W[k]) for k in ("W_Q", "W_K", "W_V", "W_O"))
+    y3 = model.levine_eq3(Xc, Wq, Wk, Wv, Wo)
+    ref = theory._levine_lib(Xc, Wv, Wo, Wq, Wk, score_map="identity")
+    S = theory._levine_lib(Xc.abs(), Wv.abs(), Wo.abs(), Wq.abs(), Wk.abs(), score_map="identity")
+    assert theory.max_rel_diff(y3, ref) > 1e-12
+    assert theory.scaled_diff(y3, ref, S) < 1e-14
+    wrong = theory._levine_lib(Xc, Wv, Wo, Wk, Wq, score_map="identity")
+    assert theory.scaled_diff(y3, wrong, S) > 1e-8

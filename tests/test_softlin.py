@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.softmax_vs_linear import constructions as sl_cons
-from lib.chapters.softmax_vs_linear import montecarlo as sl_mc
-from lib.chapters.softmax_vs_linear import needle as sl_needle
+from lib.chapters.softmax_vs_linear import model as sl_model
 from lib.chapters.softmax_vs_linear import theory as sl_theory
+from lib.chapters.softmax_vs_linear import train as sl_train
+from lib.chapters.softmax_vs_linear.claims import theorems as sl_claims
+from lib.chapters.softmax_vs_linear.theory import montecarlo as sl_mc
 from lib.core.params import ParameterError, load
 
 
@@ -21,15 +22,15 @@ def test_attend_matches_paper_four_step_both_maps():
     rng = np.random.default_rng(0)
     A1, A2, X = rng.random((6, 3)), rng.random((6, 3)), rng.random((3, 3))
     for kind in ("softmax", "linear"):
-        c, f = sl_cons.attend(torch.tensor(A1), torch.tensor(A2), torch.tensor(X), kind)
-        assert np.abs(c.numpy() - sl_cons.paper_four_step(A1, A2, X, kind)).max() < 1e-12
+        c, f = sl_model.attend(torch.tensor(A1), torch.tensor(A2), torch.tensor(X), kind)
+        assert np.abs(c.numpy() - sl_model.paper_four_step(A1, A2, X, kind)).max() < 1e-12
         assert torch.allclose(f.sum(-1), torch.ones(6, dtype=torch.float64))
 
 
 def test_paper_four_step_detects_a_wrong_map():
     rng = np.random.default_rng(1)
     A1, A2, X = rng.random((5, 3)), rng.random((5, 3)), rng.random((3, 3))
-    assert np.abs(sl_cons.paper_four_step(A1, A2, X, "softmax") - sl_cons.paper_four_step(A1, A2, X, "linear")).max() > 1e-6
+    assert np.abs(sl_model.paper_four_step(A1, A2, X, "softmax") - sl_model.paper_four_step(A1, A2, X, "linear")).max() > 1e-6
 
 
 @pytest.mark.parametrize("construction,k", [("toy", 1), ("self-D", 4), ("self-E", 4), ("cross", 4)])
@@ -131,8 +132,8 @@ def test_linear_with_small_eps_separates_cross():
 
 def test_dynamic_range_closed_forms_match_bisection():
     for n in (30, 120):
-        b = sl_needle.min_scale(n, 6, "softmax", 1.5, 0.0, 40.0, log=False)
-        e = sl_needle.min_scale(n, 6, "linear", 1.5, 1.0, 1e9, log=True)
+        b = sl_theory.min_scale(n, 6, "softmax", 1.5, 0.0, 40.0, log=False)
+        e = sl_theory.min_scale(n, 6, "linear", 1.5, 1.0, 1e9, log=True)
         assert b == pytest.approx(sl_theory.b_star(n, 6, 1.5), abs=1e-8)
         assert e == pytest.approx(sl_theory.inv_eps_star(n, 6, 1.5), rel=1e-8)
 
@@ -146,14 +147,14 @@ def test_margins_scale():
 
 def test_needle_batch_labels():
     gen = torch.Generator().manual_seed(0)
-    x, y = sl_needle.needle_batch(2, 50, 10, 5, 0.0, gen)
+    x, y = sl_train.needle_batch(2, 50, 10, 5, 0.0, gen)
     has_needle = (x[..., 0] > 0.5).any(-1).float()
     assert torch.equal(has_needle, y)
     assert torch.all((x[..., 0] > 0.5).sum(-1) <= 1)
 
 
 def test_train_needle_runs_and_reports():
-    out = sl_needle.train_needle("softmax", 4, seeds=2, steps=5, batch=8, lr=0.05, test=20)
+    out = sl_train.train_needle("softmax", 4, seeds=2, steps=5, batch=8, lr=0.05, test=20)
     assert out["acc"].shape == (2,) and out["finite"].all()
 
 
@@ -161,7 +162,7 @@ def test_needle_rival_without_selection_is_capped_by_the_mean_token():
     """select=False (W_Q = 0): uniform weights, so the model reads out the mean token. At n = 64 the needle moves
     the mean's coordinate 0 by 1/64 against noise of std 0.1/8 (the
     other coordinates add little): about three in four at best, however it trains."""
-    out = sl_needle.train_needle("softmax", 64, seeds=4, steps=100, batch=32, lr=0.2, test=500, select=False)
+    out = sl_train.train_needle("softmax", 64, seeds=4, steps=100, batch=32, lr=0.2, test=500, select=False)
     assert out["finite"].all() and float(np.median(out["acc"])) <= 0.85
 
 
@@ -212,7 +213,7 @@ def test_d0_readings_for_the_signed_X():
 
 
 def test_paper_run_record_is_read_not_retyped(tmp_path):
-    from lib.chapters.softmax_vs_linear import costs
+    from lib.chapters.softmax_vs_linear.claims import paper_run as costs
     assert "No measured run" in costs.paper_run_markdown(tmp_path / "absent.json")
     rec = {"executed": "2026-01-02T03:04:05+00:00", "commit": "abc1234", "wall_s": 612.3, "cpu_s": 598.7, "threads": 1,
            "machine": "cpu", "torch": "2.x", "claims": 3, "verdicts": {"holds": 2, "not run at this preset": 1}}
@@ -239,11 +240,11 @@ def test_panel_variants_three_sd_band_flips_a_count_between_three_and_four_sd():
     per[:34], per[50:84] = True, True
     pn = _panel_with_models(per, 0.5)
     assert pn.counts[0].half(0) == 34 and pn.counts[0].half(1) == 34
-    v = {x.choice: x.ok for x in sl_mc.panel_variants(pn)}
+    v = {x.choice: x.ok for x in sl_claims.panel_variants(pn)}
     assert v == {"first half of the models (50 per point)": True, "second half of the models (50 per point)": True,
                  "3 sd band in place of 4 sd": False}
     C = Claims("softmax-vs-linear")
-    sl_mc.panel_claim(C, "p", "one point", pn)
+    sl_claims.panel_claim(C, "p", "one point", pn)
     assert C.claims["p"].base == HOLDS and C.claims["p"].verdict == FRAGILE
     assert C.claims["p"].flips == ["3 sd band in place of 4 sd"]
 
@@ -252,7 +253,7 @@ def test_panel_variants_a_half_alone_can_flip():
     """All 50 successes in the first half: the total (50 of 100, P = 1/2) fits, each half alone does not."""
     per = np.zeros(100, bool)
     per[:50] = True
-    v = {x.choice: x.ok for x in sl_mc.panel_variants(_panel_with_models(per, 0.5))}
+    v = {x.choice: x.ok for x in sl_claims.panel_variants(_panel_with_models(per, 0.5))}
     assert not v["first half of the models (50 per point)"] and not v["second half of the models (50 per point)"]
     assert v["3 sd band in place of 4 sd"]
 
@@ -276,9 +277,20 @@ def test_nonnegative_X_monte_carlo_matches_the_exact_probability():
 
 
 def test_recorded_learn_gap_at_the_grid_edge_is_marked_not_conclusive():
-    from lib.chapters.softmax_vs_linear import costs
+    from lib.chapters.softmax_vs_linear.claims import paper_run as costs
     rec = "does not hold (gap softmax − linear per n = [8, 32]: [0.04, 0.01] (linear's lr [0.05, 0.2]))"
     assert costs.recorded_lrs(rec) == [0.05, 0.2]
     note = costs._grid_note({"id": "learn-gap", "ours": rec})
     assert "not conclusive" in note and "1 of its 2 lengths" in note
     assert costs._grid_note({"id": "fig3a-toy-n", "ours": rec}) == ""
+
+
+def test_train_needle_grid_is_train_needle_per_run():
+    # the grid shares the data stream and the initialisation: each family must be exactly train_needle's
+    runs = [("softmax", 0.05), ("linear", 0.5), ("linear", 2.0)]
+    kw = dict(seeds=3, steps=12, batch=8, sigma=0.1, seed=5)
+    grid = sl_train.train_needle_grid(runs, 6, **kw)
+    for (kind, lr), g in zip(runs, grid, strict=True):
+        one = sl_train.train_needle(kind, 6, lr=lr, **kw)
+        for key in ("acc", "loss", "finite"):
+            assert np.array_equal(one[key], g[key], equal_nan=True)

@@ -1,6 +1,11 @@
-"""Chapter ``notation``: one attention layer, four notations. :mod:`~lib.chapters.notation.layers` writes each
-paper's layer literally, in its own notation; :mod:`~lib.chapters.notation.checks` checks them against
-:mod:`lib.core.attention` and records the claims with their kinds and controls;
+"""Chapter ``notation``: one attention layer, four notations.
+
+:mod:`~lib.chapters.notation.model`    each paper's layer written literally, in its own notation;
+:mod:`~lib.chapters.notation.theory`   the agreement checks' computations: the layers against :mod:`lib.core.attention`
+                                       over random draws, and the wrong readings (the controls);
+:mod:`~lib.chapters.notation.claims`   the claims, with their kinds and controls, and their verdict lines;
+:mod:`~lib.chapters.notation.figures`  the score maps' figure.
+
 The page shows each function's source with :mod:`lib.core.source`."""
 
 # the findings that say a paper is wrong (the errata page): typos and misstatements in the papers' notation

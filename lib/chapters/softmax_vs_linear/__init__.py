@@ -1,13 +1,11 @@
 """Chapter ``softmax-vs-linear``: Deng, Song, Zhou & Yuan, *Why Softmax Attention Outperforms Linear
 Attention* (2023), reconstructed (the formulas of our copy are lost).
 
-:mod:`~.constructions`  the two attentions, the network, the datasets;
-:mod:`~.theory`         closed forms: scores, firing probabilities, the τ window, margins;
-:mod:`~.montecarlo`     success counts over families of random networks, and panels;
-:mod:`~.needle`         the needle task and the learned comparison;
-:mod:`~.ledger`         the theorems' two halves recorded as claims (with their controls);
-:mod:`~.plots`          the panels' figures;
-:mod:`~.costs`          the measured cost of the ``paper`` preset (stored once, read by the page).
+:mod:`~.model`    the two attentions and the network (the paper's layers, mapped onto :mod:`lib.core.attention`);
+:mod:`~.theory`   the datasets and X of the proofs, closed forms, exact checks, and the Monte-Carlo counts against them;
+:mod:`~.train`    the learned comparison on a needle task (beyond the paper);
+:mod:`~.claims`   every claim of the page with its criterion, control and variants, and the stored paper-preset run;
+:mod:`~.figures`  the page's figures and printed tables.
 """
 
 # the paper's names of the claim-id heads the default parsing misnames (the verdict box)

@@ -1,4 +1,4 @@
-"""Softmax vs linear attention: the measured cost of the ``paper`` preset, stored once with its provenance.
+"""Softmax vs linear attention: the measured cost and verdicts of the ``paper`` preset, stored once with its provenance.
 
 ``python -m lib run softmax-vs-linear --preset paper`` writes ``run.json`` (wall and CPU seconds, commit,
 machine) beside the executed notebook. :func:`store_paper_run` copies that record, with the run's verdict
@@ -6,7 +6,7 @@ counts, to ``book/evidence/softmax-vs-linear/paper-run.json``; the page reads it
 :func:`paper_run_markdown`, so the cost it states is the recorded measurement, never retyped::
 
     ATR_THREADS=1 .venv/bin/python -m lib run softmax-vs-linear --preset paper
-    .venv/bin/python -m lib.chapters.softmax_vs_linear.costs runs/softmax-vs-linear/<stamp>-paper [note]
+    .venv/bin/python -m lib.chapters.softmax_vs_linear.claims.paper_run runs/softmax-vs-linear/<stamp>-paper [note]
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 RECORD = ROOT / "book" / "evidence" / "softmax-vs-linear" / "paper-run.json"
 CHAPTER = "softmax-vs-linear"
 # the learning rates of the learned comparison in the stored paper-preset run (commit 6fea906, `learn_lrs` of its paper

@@ -13,17 +13,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from lib.chapters.softmax_vs_linear.constructions import (
-    DT,
-    X_cross,
-    X_self,
-    cross_pair,
-    network,
-    rademacher,
-    self_pair,
-    toy_pair,
-)
-from lib.chapters.softmax_vs_linear.theory import p_success, toy_theory, window
+from lib.chapters.softmax_vs_linear.model import DT, network, rademacher
+from lib.chapters.softmax_vs_linear.theory.closed_forms import p_success, toy_theory, window
+from lib.chapters.softmax_vs_linear.theory.constructions import X_cross, X_self, cross_pair, self_pair, toy_pair
 from lib.core import attention as att
 
 
@@ -269,43 +261,31 @@ def fit_p1(points: Sequence[tuple[int, int]], R: int) -> float:
     return float(grid[int(ll.argmax())])
 
 
-def panel_claim(C, cid: str, statement: str, pn: Panel, paper: str = "counts lost from our copy",
-                extra_ok: bool = True, criterion: str = "") -> None:
-    """Record one Fig panel as an experiment claim: every tested point's count within 4 sd + 1 of R·P(E)
-    (exactly 0 where P = 0); the control is the same test against P(E) with the per-neuron firing chance
-    halved (one more needle coordinate to get right). ``extra_ok`` joins both (e.g. linear stayed silent)."""
-    from lib.core.claims import EXPERIMENT, Scale
-    ok, text = pn.verdict()
-    ok_alt, text_alt = pn.verdict(pn.theory_alt)
-    if ok_alt:            # say what it would take: the models per point at which the rival is rejected
-        need = pn.needed_R()
-        text += ("; no point of this sweep can tell the halved firing chance apart, at any number of models"
-                 if not math.isfinite(need) else
-                 f"; the halved firing chance would be rejected from about {math.ceil(need / 10) * 10} models "
-                 f"per point (this sweep has {pn.R})")
-    C.check(cid, statement, kind=EXPERIMENT, paper=paper, ours=text, ok=bool(ok and extra_ok),
-            criterion=criterion or "|count − R·P(E)| ≤ 4 sd + 1 at every tested point; 0 where P = 0",
-            stable=False, control=("firing chance per neuron halved", bool(ok_alt and extra_ok), text_alt),
-            scale=Scale(ours=f"{pn.R} models per point, {len(pn.xs)} points", paper="100 models per point"),
-            variants=panel_variants(pn, extra_ok))
+# ----------------------------------------------------------------------------------------------
+# the page's sweeps: the five panels of one construction, and the cost estimate of a run
+# ----------------------------------------------------------------------------------------------
+def run_family(P: dict, construction: str, pre: str, size_key: str) -> list[Panel]:
+    """The five sweeps of one construction (the Fig 4, 5 or 7 analogue): n, the size (k or d), b, m and τ, each around
+    the base point of the params ``P`` (prefix ``pre``: "self" or "cross"), R = ``P["reps"]`` models per point."""
+    base = dict(n=P[f"{pre}_n0"], k=(P["self_k0"] if pre == "self" else P["cross_d0"] - 1),
+                m=P[f"{pre}_m0"], tau=P[f"{pre}_tau0"], b_offset=P[f"{pre}_b_offset"])
+    sweeps = [("n", P[f"{pre}_n"]), (size_key, P[f"{pre}_{size_key}"]), ("b", P[f"{pre}_b"]),
+              ("m", P[f"{pre}_m"]), ("tau", P[f"{pre}_tau"])]
+    return [run_panel(construction, key, grid, base, P["reps"], P["seed"] + 100 * i) for i, (key, grid) in enumerate(sweeps)]
 
 
-def panel_variants(pn: Panel, extra_ok: bool = True) -> list:
-    """The panel's criterion under a skeptic's choices: each half of the models alone (R/2 models per point,
-    against R/2·P(E)), a 3 sd band in place of 4 sd, and, where some tested point disagrees, each such point
-    dropped (leave-one-out; with every point agreeing, dropping one cannot change the outcome)."""
-    from lib.core.claims import Variant
-    out = []
-    for choice, kw in ((f"first half of the models ({pn.R // 2} per point)", dict(half=0)),
-                       (f"second half of the models ({pn.R // 2} per point)", dict(half=1)),
-                       ("3 sd band in place of 4 sd", dict(z=3.0))):
-        ok, text = pn.verdict(**kw)
-        out.append(Variant(choice, bool(ok and extra_ok), text))
-    bad = np.flatnonzero(pn.tested & ~pn.agree())
-    for i in bad:
-        keep = np.ones(len(pn.xs), bool)
-        keep[i] = False
-        t, a = pn.tested & keep, pn.agree()
-        ok = bool((t & ~pn.zero).any() and a[t].all())
-        out.append(Variant(f"drop {pn.key} = {pn.xs[i]}", bool(ok and extra_ok), f"{int(a[t].sum())}/{int(t.sum())} agree"))
-    return out
+def estimate_cost(P: dict) -> float:
+    """This run's Monte-Carlo cost in seconds, estimated from one timed point (seconds per model per n^2, two
+    datasets, two maps) times the sum of n^2 over every point of the preset. Prints it with the learned comparison's size."""
+    import time
+    t0 = time.perf_counter()
+    mc_pairs("cross", 120, 6, math.log(120) + 3, 20, 1.5, 20, seed=12345)
+    unit = (time.perf_counter() - t0) / (20 * 120 ** 2)
+    points = ([P["self_n0"]] * (len(P["self_k"]) + len(P["self_b"]) + len(P["self_m"]) + len(P["self_tau"])) + P["self_n"]) * 2 \
+        + [P["cross_n0"]] * (len(P["cross_d"]) + len(P["cross_b"]) + len(P["cross_m"]) + len(P["cross_tau"])) + P["cross_n"] \
+        + [n for n in P["counter_n"] for _ in P["counter_inv_eps"]] + P["signed_n"] * 8
+    est = unit * P["reps"] * sum(n ** 2 for n in points)
+    print(f"{len(points)} Monte-Carlo points with {P['reps']} random models each: about {est:.0f} s on this machine")
+    print(f"plus the learned comparison: {len(P['learn_n'])} lengths x 2 maps x {len(P['learn_lrs'])} learning rates x {P['learn_seeds']} models "
+          f"x {P['learn_steps']} steps,\n  and one more softmax family per length for its control")
+    return est

@@ -1,75 +1,19 @@
-"""The notation chapter's checks: each paper's literal layer (:mod:`.layers`) against :mod:`lib.core.attention`,
-recorded as claims with their kinds and negative controls (chapter ``notation``).
-
-Every agreement claim uses one criterion, the largest difference over ``trials`` random draws relative to the
-size of the summands of the reference output (:func:`~.layers.scaled_diff`: ``|a − b| / S`` entrywise, ``S`` the
-reference evaluated on absolute values) ``≤ tol``; its control runs the same comparison on the closest wrong
-reading of the paper's notation (query and key roles swapped, i.e. a missing transpose of ``W_QK``; the skip
-connection left out), which must exceed ``tol``. An earlier criterion divided by the output itself
-(:func:`~.layers.max_rel_diff`); with d = 2 and thousands of draws an output can cancel to 1e-4 of its summands,
-and five correct agreements then failed (e.g. n = d = 2, H = d_h = d_v = 1, seed 0, 20000 draws).
-
-Tokens are drawn on the unit sphere and ``W_Q^h, W_K^h`` are rescaled to spectral norm 1, so every score
-lies in [-1, 1] whatever the size or the draw: the softmax cannot saturate, and a wrong score convention
-moves the output by the size of the change of the scores, not by ``e^{-gap}`` times it (with Gaussian
-tokens, a draw with a score gap of 30 made the query/key swap invisible at ``tol = 1e-8``). A query/key swap
-is invisible only for ``n = 1`` (the softmax of one key is 1) or ``d = 1`` (a 1×1 ``W_QK`` is symmetric);
-the parameter spec requires ``n, d ≥ 2``.
+"""The claims role of chapter ``notation``: every agreement, count and misprint recorded as a claim with its kind and
+negative control; each function records the claims of one paper, prints what it measured and the verdict lines
+(:meth:`~lib.core.claims.Claims.lines`) under the cell that calls it. The computations are :mod:`.theory`'s.
 """
 from __future__ import annotations
-
-import textwrap
-from dataclasses import dataclass
-from functools import partial
 
 import torch
 from torch import Tensor
 
-from lib.core import attention as att
 from lib.core.claims import FINDING, SANITY, THEOREM, Claims
 
-from .layers import (dana_eq1_second_form, dana_heads, dana_layer, dana_parameters, deng_attention, levine_eq1,
-                     levine_eq3, levine_eq12, levine_parameters, levine_residual, mahdavi_layer, mahdavi_skip_layer,
+from . import theory
+from .model import dana_eq1_second_form, dana_heads, dana_layer, dana_parameters, levine_parameters
+from .theory import (D_OUT, N_VOCAB, RHO, A, Draws, _dana_draw, _dana_lib, _eq1_wrong, _product_shape, _shape_typo,
                      max_rel_diff, scaled_diff)
 
-RHO = 1e-6            # the relative perturbation checks-not-vacuous must detect
-N_VOCAB, D_OUT = 10, 2
-
-
-def A(x):
-    """Absolute values of a tensor, or of every tensor of a dict (the inputs of a summand-scale evaluation)."""
-    return {k: A(v) for k, v in x.items()} if isinstance(x, dict) else x.abs()
-
-
-def T(M: Tensor) -> Tensor:
-    """Transpose the last two axes (row convention <-> column convention)."""
-    return M.transpose(-1, -2)
-
-
-@dataclass
-class Draws:
-    """Seeded float64 Gaussian draws on ``device`` (one generator for the whole chapter)."""
-    seed: int
-    device: torch.device | str = "cpu"
-
-    def __post_init__(self) -> None:
-        self.gen = torch.Generator(device="cpu").manual_seed(self.seed)
-
-    def randn(self, *shape: int, std: float = 1.0) -> Tensor:
-        return (torch.randn(*shape, generator=self.gen, dtype=torch.float64) * std).to(self.device)
-
-    def tokens(self, n: int, d: int, norm: float = 1.0) -> Tensor:
-        """``n`` tokens of ``R^d`` (rows) drawn uniformly on the sphere of radius ``norm``."""
-        X = self.randn(n, d)
-        return norm * X / X.norm(dim=-1, keepdim=True)
-
-    def weights(self, H: int, d: int, d_h: int, d_v: int, d_out: int) -> dict[str, Tensor]:
-        """Row-convention weights (lib's and Mahdavi et al.'s): ``W_Q^h, W_K^h`` of spectral norm 1 (scores of
-        unit tokens in [-1, 1]), ``W_V, W_O`` with variance ``1/fan_in``."""
-        def unit(W: Tensor) -> Tensor:
-            return W / torch.linalg.matrix_norm(W, ord=2, keepdim=True)
-        return {"W_Q": unit(self.randn(H, d, d_h)), "W_K": unit(self.randn(H, d, d_h)),
-                "W_V": self.randn(H, d, d_v, std=d ** -0.5), "W_O": self.randn(H, d_v, d_out, std=(H * d_v) ** -0.5)}
 
 
 def agree(C: Claims, id: str, statement: str, errs: list[float], *, tol: float, paper: str,
@@ -87,37 +31,10 @@ def agree(C: Claims, id: str, statement: str, errs: list[float], *, tol: float, 
     return e
 
 
-def _mahdavi_lib(E, e, W, W_D, Wq, Wk, skip=False):
-    """lib.core.attention on Mahdavi et al.'s data: one query e, context E, then the decoder W_D."""
-    return att.attention(e[None, :], E, Wq, Wk, W["W_V"], W["W_O"], skip=skip)[0] @ W_D
-
-
-def _dana_lib(X, m, Wq, Wk):
-    """lib.core.attention on Dana et al.'s model: transposed weights, last token queries, skip, then W_U."""
-    return att.attention(X[-1:], X, T(Wq), T(Wk), T(m["W_V"]), T(m["W_O"]), skip=True)[0] @ m["W_U"].T
-
-
-def _levine_lib(Xc, Wv, Wo, q, k, **kw):
-    """lib.core.attention on Levine et al.'s columns: self-attention with transposed weights."""
-    return att.attention(Xc.T, Xc.T, T(q), T(k), T(Wv), T(Wo), **kw).T
-
 
 def mahdavi(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: int, trials: int, tol: float) -> dict:
     """Mahdavi et al. eqs. (1)-(6) and Appendix C's skip variant against lib; the parameter count."""
-    errs: dict[str, list[float]] = {k: [] for k in ("eq", "swap", "skip", "noskip")}
-    for _ in range(trials):
-        E, e = D.tokens(n, d), D.tokens(1, d)[0]
-        W = D.weights(H, d, d_h, d_v, d)
-        W_O, W_D = W["W_O"].reshape(H * d_v, d), D.randn(d, D_OUT, std=d ** -0.5)   # W_O ∈ R^{Hd_v×d}
-
-        lib, lib_abs = partial(_mahdavi_lib, E, e, W, W_D), partial(_mahdavi_lib, A(E), A(e), A(W), A(W_D))
-        y = mahdavi_layer(E, e, W["W_Q"], W["W_K"], W["W_V"], W_O, W_D)
-        y_skip = mahdavi_skip_layer(E, e, W["W_Q"], W["W_K"], W["W_V"], W_O, W_D)
-        S, S_skip = lib_abs(A(W["W_Q"]), A(W["W_K"])), lib_abs(A(W["W_Q"]), A(W["W_K"]), skip=True)
-        errs["eq"].append(scaled_diff(y, lib(W["W_Q"], W["W_K"]), S))
-        errs["swap"].append(scaled_diff(y, lib(W["W_K"], W["W_Q"]), S))
-        errs["skip"].append(scaled_diff(y_skip, lib(W["W_Q"], W["W_K"], skip=True), S_skip))
-        errs["noskip"].append(scaled_diff(y_skip, lib(W["W_Q"], W["W_K"]), S_skip))
+    errs, W, W_O, W_D = theory.mahdavi_errors(D, n, d, H, d_h, d_v, trials)
     out = {"eq": agree(C, "mahdavi-eq1-6", "Mahdavi et al. eqs. (1)-(6) are lib.core.attention with one query, "
                        "softmax, no scaling, W_O split into H blocks of d_v rows, followed by W_D", errs["eq"],
                        tol=tol, paper="eqs. (1)-(6)",
@@ -148,32 +65,14 @@ def mahdavi(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: int, tri
                 (f"d_v = d/H = {d_v2} (H d_v = d, W_O square)",
                  *omits(n_qk, H * d * d_v2, H * d_v2 * d, n_d, 2 * H * d * d_h + H * d * d_v2 + d * D_OUT))])
     out.update(counted=counted, formula=formula, W_O=W_O.numel())
+    print(f"largest relative difference over {trials} draws: {out['eq']:.1e} (eqs. 1-6), {out['skip']:.1e} (App. C)")
+    C.lines("mahdavi-eq1-6", "mahdavi-skip")
     return out
-
-
-def _dana_draw(D: Draws, n: int, d: int, H: int, d_h: int) -> dict[str, Tensor]:
-    """One AoT in Dana et al.'s notation: embeddings, left-multiplying weights (transposes of row draws)."""
-    W = D.weights(H, d, d_h, d_h, d)
-    return {"t": torch.randint(0, N_VOCAB, (n,), generator=D.gen).to(D.device), "emb": D.tokens(N_VOCAB, d, 0.5),
-            "pos": D.tokens(n, d, 0.5), "W_U": D.randn(N_VOCAB, d, std=d ** -0.5),
-            "W_Q": T(W["W_Q"]), "W_K": T(W["W_K"]), "W_V": T(W["W_V"]), "W_O": T(W["W_O"])}
 
 
 def dana(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol: float) -> dict:
     """Dana et al. eq. (2), literally (concatenated W_O, block-diagonal W_V), against lib and against eq. (1)."""
-    errs: dict[str, list[float]] = {k: [] for k in ("eq", "swap", "heads")}
-    for _ in range(trials):
-        m = _dana_draw(D, n, d, H, d_h)
-        X = m["emb"][m["t"]] + m["pos"]
-        logits = dana_layer(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_V"], m["W_O"], m["W_U"])
-
-        lib = partial(_dana_lib, X, m)
-        heads = dana_heads(m["t"], m["emb"], m["pos"], m["W_Q"], m["W_K"], m["W_V"], m["W_O"])
-        ma = {**A({k: v for k, v in m.items() if k != "t"}), "t": m["t"]}
-        S = _dana_lib(A(m["emb"])[m["t"]] + A(m["pos"]), ma, ma["W_Q"], ma["W_K"])
-        errs["eq"].append(scaled_diff(logits, lib(m["W_Q"], m["W_K"]), S))
-        errs["swap"].append(scaled_diff(logits, lib(m["W_K"], m["W_Q"]), S))
-        errs["heads"].append(scaled_diff(logits, m["W_U"] @ (X[-1] + heads), S))
+    errs, m = theory.dana_errors(D, n, d, H, d_h, trials)
     out = {"eq": agree(C, "dana-eq1-2", "Dana et al. eq. (2), written literally (W_O = [W_O^1,…,W_O^H], "
                        "W_V = blockdiag(W_V^h)), is lib.core.attention with transposed weights, the last token as "
                        "query, softmax, skip=True, followed by W_U", errs["eq"], tol=tol, paper="eqs. (1)-(2)",
@@ -184,27 +83,10 @@ def dana(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol
     V = Draws(D.seed + 1, D.device)    # the variants' fresh models: a generator of their own (the page's draws unchanged)
     out.update(dana_typos(C, m, tol, V), count=dana_count(C, n, d, H, d_h))
     out.update(dana_pair_typo(C, m, V, tol))
+    print(f"largest relative difference over {trials} draws: {out['eq']:.1e} (eq. 2 vs lib), {out['heads']:.1e} (eq. 2 vs eq. 1)")
+    print("eq. (1), second equality:", out["eq1_second"])
+    C.lines("dana-eq1-2", "dana-eq2-heads", "dana-eq1-drops-WV", "dana-WO-shape-typo", "dana-QV-pair-typo")
     return out
-
-
-def _eq1_wrong(D: Draws, m: dict[str, Tensor], d_h: int, H: int, tol: float) -> tuple[bool, str]:
-    """dana-eq1-drops-WV's criterion on a fresh model with head size ``d_h`` and ``H`` heads (same S and d)."""
-    S, d = m["pos"].shape
-    mm = _dana_draw(D, S, d, H, d_h)
-    try:
-        second = dana_eq1_second_form(mm["t"], mm["emb"], mm["pos"], mm["W_Q"], mm["W_K"], mm["W_O"])
-        diff = max_rel_diff(second, dana_heads(mm["t"], mm["emb"], mm["pos"], mm["W_Q"], mm["W_K"], mm["W_V"], mm["W_O"]))
-        return diff > tol, f"both defined; rel. diff {diff:.2g}"
-    except RuntimeError:
-        return True, "undefined"
-
-
-def _shape_typo(d: int, d_h: int, H: int) -> tuple[bool, str]:
-    """dana-WO-shape-typo's criterion for the printed shapes at (d, d_h, H)."""
-    qk = {shape: _product_shape(shape, (d_h, d)) for shape in ((d_h, d), (d, d_h))}
-    block = tuple(torch.empty(d, H * d_h).tensor_split(H, dim=1)[0].shape)
-    ok = qk[d_h, d] == (d, d) and block == (d, d_h) and (d_h == d or qk[d, d_h] is None)
-    return ok, f"W_QK from R^{{{d_h},{d}}}: {qk[d_h, d]}; from R^{{{d},{d_h}}}: {qk[d, d_h] or 'undefined'}; W_O block {block}"
 
 
 def dana_pair_typo(C: Claims, m: dict[str, Tensor], D: Draws, tol: float) -> dict:
@@ -286,14 +168,6 @@ def dana_typos(C: Claims, m: dict[str, Tensor], tol: float, variant_draws: Draws
     return {"eq1_second": ours}
 
 
-def _product_shape(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, ...] | None:
-    """The shape of ``A^T B`` for ``A``, ``B`` of shapes ``a``, ``b``; None where the product is undefined."""
-    try:
-        return tuple((torch.empty(a).T @ torch.empty(b)).shape)
-    except RuntimeError:
-        return None
-
-
 def dana_count(C: Claims, n: int, d: int, H: int, d_h: int) -> int:
     """Count the tensors of the AoT as the paper lists them, against d(S + 2N + 4 d_h H)."""
     tensors = dana_parameters(N_VOCAB, n, d, H, d_h)
@@ -308,24 +182,7 @@ def dana_count(C: Claims, n: int, d: int, H: int, d_h: int) -> int:
 
 def levine(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, tol: float) -> dict:
     """Levine et al. eqs. (1), (3), (12) and the residual block of Appendix A.4 (tokens as columns)."""
-    errs: dict[str, list[float]] = {k: [] for k in ("1", "1s", "3", "3s", "12", "12s", "res", "nores")}
-    for _ in range(trials):
-        Xc = D.tokens(n, d).T                                          # tokens as columns
-        W = D.weights(H, d, d_h, d_h, d)
-        Wq, Wk, Wv, Wo = T(W["W_Q"]), T(W["W_K"]), T(W["W_V"]), T(W["W_O"])   # [H, d_a, d_x], W_O [H, d_x, d_a]
-
-        lib, lib_abs = partial(_levine_lib, Xc, Wv, Wo), partial(_levine_lib, A(Xc), A(Wv), A(Wo))
-        y1, y3 = levine_eq1(Xc, Wq, Wk, Wv, Wo), levine_eq3(Xc, Wq, Wk, Wv, Wo)
-        S1 = lib_abs(A(Wq), A(Wk), scale=d_h ** -0.5)
-        S3 = lib_abs(A(Wq), A(Wk), score_map="identity")      # identity scores: exactly the sum of |summands|
-        for key, q, k in (("", Wq, Wk), ("s", Wk, Wq)):
-            errs["1" + key].append(scaled_diff(y1, lib(q, k, scale=d_h ** -0.5), S1))
-            errs["3" + key].append(scaled_diff(y3, lib(q, k, score_map="identity"), S3))
-            errs["12" + key].append(scaled_diff(levine_eq12(Xc, q, k, Wv, Wo), y3, S3))
-        y_res = levine_residual(Xc, Wq, Wk, Wv, Wo)
-        S_res = lib_abs(A(Wq), A(Wk), score_map="identity", skip=True)
-        errs["res"].append(scaled_diff(y_res, lib(Wq, Wk, score_map="identity", skip=True), S_res))
-        errs["nores"].append(scaled_diff(y_res, lib(Wq, Wk, score_map="identity"), S_res))
+    errs = theory.levine_errors(D, n, d, H, d_h, trials)
     swap = "W^{Q,h} and W^{K,h} swapped (a missing transpose of the score matrix)"
     out = {k: agree(C, cid, f"Levine et al. {what}", errs[k], tol=tol, paper=paper, control=(swap, errs[k + "s"]),
                     kind=kind)
@@ -340,6 +197,8 @@ def levine(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, trials: int, t
                        "lib.core.attention with score_map='identity' and skip=True", errs["res"], tol=tol,
                        paper="App. A.4, Fig. 5", control=("the block without its skip connection", errs["nores"]))
     out["d_a"] = levine_da(C, d)
+    print("largest relative differences:", ", ".join(f"eq. {k}: {out[k]:.1e}" for k in ("1", "3", "12")), f"| residual: {out['res']:.1e}")
+    C.lines("levine-eq1", "levine-eq3", "levine-eq12", "levine-residual", "levine-da")
     return out
 
 
@@ -355,22 +214,9 @@ def levine_da(C: Claims, d: int) -> dict[int, int]:
 
 def deng(C: Claims, D: Draws, n: int, d: int, d_h: int, d_v: int, trials: int, tol: float) -> dict:
     """Deng et al. (reconstructed formulas) against lib, and the row-major vec identity (lib not involved)."""
-    errs: dict[str, list[float]] = {k: [] for k in ("softmax", "softmaxT", "linear", "linearT", "vec", "vecT")}
-    for _ in range(trials):
-        A1, A2 = D.tokens(n, d).abs(), D.tokens(n, d).abs()    # positive: every linear score is positive
-        Q, K = (W / torch.linalg.matrix_norm(W, ord=2) for W in (D.randn(d, d_h).abs(), D.randn(d, d_h).abs()))
-        V = D.randn(d, d_v)
-        Xp = Q @ K.T
-        for sm in ("softmax", "linear"):
-            ours = deng_attention(A1, A2, Xp, V, sm)
-            S = att.attention(A1, A2, Q[None], K[None], A(V)[None], score_map=sm)     # A1, A2, Q, K are positive
-            errs[sm].append(scaled_diff(ours, att.attention(A1, A2, Q[None], K[None], V[None], score_map=sm), S))
-            errs[sm + "T"].append(scaled_diff(ours, att.attention(A1, A2, K[None], Q[None], V[None], score_map=sm), S))
-        lhs = (A1 @ Xp @ A2.T).reshape(-1)                      # row-major vec (positive: its own summand scale)
-        errs["vec"].append(scaled_diff(torch.kron(A1, A2) @ Xp.reshape(-1), lhs, lhs))
-        errs["vecT"].append(scaled_diff(torch.kron(A1, A2) @ Xp.T.reshape(-1), (A1 @ Xp @ A2.T).T.reshape(-1), lhs))
+    errs = theory.deng_errors(D, n, d, d_h, d_v, trials)
     rec = "(formula reconstructed: the paper's equations are lost in our copy) "
-    return {
+    out = {
         "softmax": agree(C, "deng-softmax", rec + "D^-1 exp(A1 X A2^T) A2 V with X = QK^T is lib.core.attention "
                          "(one head, softmax)", errs["softmax"], tol=tol, paper="reconstructed", kind=SANITY,
                          control=("X transposed (QK^T read as KQ^T)", errs["softmaxT"])),
@@ -382,45 +228,15 @@ def deng(C: Claims, D: Draws, n: int, d: int, d_h: int, d_v: int, trials: int, t
                      paper="reconstructed", kind=SANITY,
                      control=("column-major vec with the same factors (it needs A2 ⊗ A1)", errs["vecT"])),
     }
-
-
-def _four_outputs(E: Tensor, W: dict[str, Tensor], swap: bool = False) -> dict[str, Tensor]:
-    """The single-query softmax output (no skip, no scale) of one set of row-convention weights, computed by
-    each paper's literal layer. ``swap``: Dana et al.'s W_QK^h transposed (the control)."""
-    H, d_v, d = W["W_O"].shape
-    d_h, I = W["W_Q"].shape[-1], torch.eye(d, dtype=E.dtype, device=E.device)
-    q, k = (W["W_K"], W["W_Q"]) if swap else (W["W_Q"], W["W_K"])
-    W_O = W["W_O"].reshape(H * d_v, d)
-    return {
-        "mahdavi": mahdavi_layer(E, E[-1], W["W_Q"], W["W_K"], W["W_V"], W_O, I),
-        "dana": dana_layer(torch.arange(E.shape[0], device=E.device), E, torch.zeros_like(E), T(q), T(k),
-                           T(W["W_V"]), T(W["W_O"]), I) - E[-1],                      # remove the skip
-        "levine": levine_eq1(E.T, T(W["W_Q"]) * d_h ** 0.25, T(W["W_K"]) * d_h ** 0.25, T(W["W_V"]),
-                             T(W["W_O"]))[:, -1],
-        "deng": sum(deng_attention(E, E, W["W_Q"][h] @ W["W_K"][h].T, W["W_V"][h] @ W["W_O"][h], "softmax")[-1]
-                    for h in range(H)),
-    }
+    print("largest relative differences:", ", ".join(f"{k}: {v:.1e}" for k, v in out.items()))
+    C.lines("deng-softmax", "deng-linear", "deng-vec")
+    return out
 
 
 def four_notations(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: int, trials: int,
                    tol: float) -> dict:
     """One set of weights through the four papers' layers and torch's SDPA; the perturbation check."""
-    errs: dict[str, list[float]] = {k: [] for k in ("pair", "swap", "sdpa", "moved", "same")}
-    for _ in range(trials):
-        E, W = D.tokens(n, d), D.weights(H, d, d_h, d_v, d)
-        outs, bad = _four_outputs(E, W), _four_outputs(E, W, swap=True)
-        # the summand scale (lib on absolute values), plus the skip's token, which Dana et al.'s layer adds and we subtract
-        S = att.attention(A(E[-1:]), A(E), A(W["W_Q"]), A(W["W_K"]), A(W["W_V"]), A(W["W_O"]))[0] + A(E[-1])
-        errs["pair"].append(max(scaled_diff(outs["mahdavi"], o, S) for o in outs.values()))
-        errs["swap"].append(max(scaled_diff(outs["mahdavi"], o, S) for o in bad.values()))
-        q, k, v = (E[-1:] @ W["W_Q"])[:, None], (E @ W["W_K"])[:, None], (E @ W["W_V"])[:, None]
-        sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=1.0)[:, 0, 0]   # [H, d_v]
-        errs["sdpa"].append(scaled_diff((sdpa[:, None, :] @ W["W_O"]).sum(0)[0], outs["mahdavi"], S))
-        # an output off by RHO times the size of its summands (the resolution the criterion must have)
-        lib_out = att.attention(E[-1:], E, W["W_Q"], W["W_K"], W["W_V"], W["W_O"])[0]
-        moved = lib_out + RHO * S
-        errs["moved"].append(scaled_diff(moved, lib_out, S))
-        errs["same"].append(scaled_diff(outs["mahdavi"], lib_out, S))
+    errs = theory.four_errors(D, n, d, H, d_h, d_v, trials)
     out = {"pair": agree(C, "four-notations-agree", "The four papers' layers, fed one set of weights, give the "
                          "same single-query softmax output", errs["pair"], tol=tol, paper="one layer",
                          control=("Dana et al.'s layer fed W_QK^h transposed", errs["swap"])),
@@ -434,10 +250,11 @@ def four_notations(C: Claims, D: Draws, n: int, d: int, H: int, d_h: int, d_v: i
              ours=f"smallest rel. diff {lo:.1e}", ok=lo > tol, criterion=f"smallest rel. diff over draws > tol = {tol:g}",
              stable=False, control=("the unperturbed layer (ρ = 0)", hi > tol, f"smallest rel. diff {hi:.1e}"))
     out.update(moved=lo, same=hi, swap=max(errs["swap"]))
+    from lib.core.params import load
+    print(f"largest difference between notations: {out['pair']:.1e}; against scaled_dot_product_attention: {out['sdpa']:.1e}")
+    print(f"output moved by ρ = {RHO:g} of its summands (tol ≤ {load('notation').params['tol'].max:g}):\n"
+          f"  smallest difference {out['moved']:.1e}; unperturbed: {out['same']:.1e}")
+    C.lines("four-notations-agree", "sdpa-agrees", "checks-not-vacuous")
     return out
 
 
-def report(C: Claims, *ids: str) -> None:
-    """Print the one-line verdicts of the claims ``ids`` (under the cell that recorded them)."""
-    for i in ids:
-        print(textwrap.fill(repr(C.claims[i]), 100, subsequent_indent="    ", break_on_hyphens=False))

@@ -1,4 +1,4 @@
-"""Each paper's attention layer written literally in that paper's notation (chapter ``notation``).
+"""The model role: each paper's attention layer written literally in that paper's notation (chapter ``notation``).
 
 These are deliberately naive transcriptions of the equations, loop over heads included, so that the
 chapter can check ``lib.core.attention`` against them. Chapters use ``lib.core.attention``, not these.
@@ -7,31 +7,6 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor
-
-
-def max_rel_diff(a: Tensor, b: Tensor) -> float:
-    """max |a - b| / max |b|: the difference relative to the size of the reference output, so that a check
-    means the same whatever the scale of the outputs (float64 rounding is relative). An earlier version
-    divided by max(1, max |b|), which made every comparison of small outputs (large n or d) an absolute one,
-    easier to pass for a wrong layer too. Infinite when ``b`` is zero and ``a`` is not."""
-    num, den = float((a - b).abs().max()), float(b.abs().max())
-    return num / den if den > 0 else (0.0 if num == 0 else float("inf"))
-
-
-def scaled_diff(a: Tensor, b: Tensor, s: Tensor) -> float:
-    """max over entries of |a - b| / S: the difference relative to the size of the summands of each entry of the
-    reference ``b``. ``S`` is the reference evaluated on absolute values (every weight, token and value replaced by
-    its absolute value: for a product of matrices exactly the sum of |terms|, and for a softmax layer within a
-    bounded factor of it, the weights being positive and summing to 1), floored by |b|. Float64 rounding is
-    relative to the summands, not to their sum: :func:`max_rel_diff` divides by the output, which can nearly cancel
-    (a draw with d = 2 whose output is 1e-4 of its summands turns a rounding error of 1e-16 into 1e-12), so a
-    correct layer could fail it; this one cannot, and it still rejects a wrong layer, whose error is of the size of
-    the summands. An entry with S = 0 counts 0 when a and b agree there, infinity otherwise."""
-    num = (a - b).abs()
-    den = torch.maximum(s.abs(), b.abs())
-    r = torch.where(den > 0, num / torch.where(den > 0, den, torch.ones_like(den)),
-                    torch.where(num > 0, torch.full_like(num, float("inf")), torch.zeros_like(num)))
-    return float(r.max())
 
 
 def mahdavi_layer(E: Tensor, e: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor, W_D: Tensor) -> Tensor:
@@ -150,24 +125,3 @@ def deng_attention(A1: Tensor, A2: Tensor, X: Tensor, V: Tensor, score_map: str 
     U = torch.exp(M) if score_map == "softmax" else M
     D = torch.diag(U @ torch.ones(U.shape[1], dtype=U.dtype, device=U.device))
     return torch.linalg.solve(D, U @ A2 @ V)
-
-
-def plot_score_maps(X: Tensor, W_Q: Tensor, W_K: Tensor, scales: tuple[float, ...] = (0.25, 1.0, 4.0)):
-    """Attention weights of the last token under each score map, softmax at several scales (chapter figure)."""
-    from lib.core import plots
-    from lib.core.attention import normalize, scores
-    S = scores(X[-1:], X, W_Q[None], W_K[None])[0, 0]          # [n]
-    fig, axes = plots.subplots(1, 3, width=3.6, height=2.8)
-    keys = range(1, S.shape[0] + 1)
-    for s in scales:
-        axes[0].plot(keys, normalize(s * S, "softmax").cpu(), marker="o", label=f"scale {s:g}")
-    axes[0].set_title("softmax")
-    axes[1].plot(keys, normalize(S, "linear").cpu(), marker="o", color=plots.COLORS[1])
-    axes[1].set_title("linear (normalised, no exp)")
-    axes[2].plot(keys, S.cpu(), marker="o", color=plots.COLORS[2])
-    axes[2].set_title("identity (raw scores)")
-    axes[0].legend()
-    for ax in axes:
-        ax.set_xlabel("key position")
-    axes[0].set_ylabel("weight of the last query")
-    return fig
