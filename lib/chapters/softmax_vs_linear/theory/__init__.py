@@ -16,6 +16,7 @@ from lib.chapters.softmax_vs_linear.theory.closed_forms import (  # noqa: F401
     b_star,
     fire_prob,
     inv_eps_star,
+    separates,
     p_success,
     pq,
     row_norms,

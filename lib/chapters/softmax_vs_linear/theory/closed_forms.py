@@ -33,7 +33,7 @@ def fire_prob(c_row: np.ndarray, tau: float) -> float:
     for ks in itertools.product(*ranges):
         z = sum(v * (2 * kk - s) for v, kk, s in zip(vals, ks, counts, strict=False))
         if z > tau:
-            total += math.prod(math.comb(s, kk) / 2.0 ** s for kk, s in zip(ks, counts, strict=False))
+            total += math.prod(math.comb(s, kk) / 2 ** s for kk, s in zip(ks, counts, strict=False))   # exact ints
     return total
 
 
@@ -49,18 +49,24 @@ def toy_theory(n: int, b: float, m: int, tau: float, fire_scale: float = 1.0) ->
     some neuron fires on softmax-D1, so ``P(E) = P(ok)^m - P(ok and silent)^m``. ``fire_scale`` multiplies
     P(ok and fires) (0.5: the control with the firing chance halved)."""
     p, q = pq(n, b)
-    ok = ok_silent = 0.0
+    bad = fires = 0.0               # P(some map fires on D0 or linear-D1); P(ok and fires on softmax-D1)
     for wj in (-1, 1):
         for K in range(n):
             S = 2 * K - (n - 1)
-            pr = 0.5 * math.comb(n - 1, K) / 2.0 ** (n - 1)
-            bad = (wj + S) / n > tau or (2 * wj + S) / (n + 1) > tau
-            if not bad:
-                ok += pr
-                if not p * wj + q * S > tau:
-                    ok_silent += pr
-    ok_silent = ok - fire_scale * (ok - ok_silent)
-    return ok ** m - ok_silent ** m
+            pr = math.comb(n - 1, K) / 2 ** n          # 0.5 · Bin(n-1, 1/2), exact integers (no overflow)
+            if (wj + S) / n > tau or (2 * wj + S) / (n + 1) > tau:
+                bad += pr
+            elif p * wj + q * S > tau:
+                fires += pr
+    # P(ok)^m − P(ok and silent)^m through the small masses: exp(m log(1 − bad)) (1 − exp(m log((1 − bad − f)/(1 − bad))))
+    f = fire_scale * fires
+    if bad >= 1.0:
+        return 0.0
+    log_ok = math.log1p(-bad)
+    silent = 1.0 - bad - f
+    if silent <= 0.0:
+        return math.exp(m * log_ok)
+    return math.exp(m * log_ok) * -math.expm1(m * (math.log1p(-(bad + f)) - log_ok))
 
 
 def row_norms(c: Tensor) -> Tensor:
@@ -142,7 +148,9 @@ def b_star(n: int, k: int, tau: float) -> float:
     """Closed form: the smallest b at which every good neuron fires on cross-attention's D1 needle row,
     ``2p_b + (t-1)q_b - (n-t)q_b = τ``  ⇔  ``e^b = (τ(n-1) + n + 1 - 2t)/(2 - τ)`` (t = n/k)."""
     t = n // k
-    return math.log((tau * (n - 1) + n + 1 - 2 * t) / (2 - tau))
+    if not separates(n, tau):
+        return math.nan
+    return math.log(max((tau * (n - 1) + n + 1 - 2 * t) / (2 - tau), 1.0))      # b ≥ 0: below 1, every b ≥ 0 fires
 
 
 def inv_eps_star(n: int, k: int, tau: float) -> float:
@@ -150,4 +158,12 @@ def inv_eps_star(n: int, k: int, tau: float) -> float:
     good neuron fire on cross-attention's D1 needle row: ``(2 + (2t-n+1)ε)/(1+nε) = τ``
     ⇔ ``1/ε = ((1+τ)n - 2t - 1)/(2 - τ)``."""
     t = n // k
-    return ((1 + tau) * n - 2 * t - 1) / (2 - tau)
+    if not separates(n, tau):
+        return math.nan
+    return max(((1 + tau) * n - 2 * t - 1) / (2 - tau), 1.0)                   # 1/ε ≥ 1: below 1, every ε ≤ 1 fires
+
+
+def separates(n: int, tau: float) -> bool:
+    """Whether any scale separates the cross-attention datasets: a D0 row's ``||c||_1`` is ``1 + 1/n`` at every
+    scale (both maps), so nothing fires on D0 only when ``τ > 1 + 1/n``."""
+    return tau > 1 + 1 / n
