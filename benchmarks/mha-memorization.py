@@ -14,10 +14,11 @@ import time
 import numpy as np
 import torch
 
-from lib.chapters.mha_memorization import appj
-from lib.chapters.mha_memorization import construction as mha
-from lib.chapters.mha_memorization import gd as mha_gd
-from lib.chapters.mha_memorization import vit as mha_vit
+from lib.chapters.mha_memorization.claims import appj
+from lib.chapters.mha_memorization.model import vit as mha_vit
+from lib.chapters.mha_memorization.theory import construction as con
+from lib.chapters.mha_memorization.theory import layer as mha
+from lib.chapters.mha_memorization.train import gd as mha_gd
 from lib.core import params, repro
 
 
@@ -51,7 +52,7 @@ def main() -> None:
                     for dv in (1, d):
                         for _ in range(P["con_trials"]):
                             E, e = mha.uniform_data(T, m, d, rng, shared=shared)
-                            mha.memorize_check(E, e, rng.standard_normal((T, dv)), H, dh, dv, rng)
+                            con.memorize_check(E, e, rng.standard_normal((T, dv)), H, dh, dv, rng)
         timed("construction grid", construct)
     if "big" in parts:
         def big():
@@ -59,8 +60,8 @@ def main() -> None:
             for H in P["con_big_H"]:
                 T = H * (nb - 1) + 1
                 E, e = mha.uniform_data(T, nb, Db, rng)
-                res = mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, nb, 1, rng)
-                mha.past_capacity(E, e, res["con"], rng)
+                res = con.memorize_check(E, e, rng.standard_normal((T, 1)), H, nb, 1, rng)
+                con.past_capacity(E, e, res["con"], rng)
         timed("construction, paper's sizes", big)
     if "generic" in parts:
         def generic():
@@ -69,10 +70,10 @@ def main() -> None:
                 for clustered in (False, True):
                     E, e = mha.uniform_data(T, n, d, rng)
                     if clustered:
-                        e = mha.clustered_queries(T, d, P["gen_eps"], rng)
+                        e = con.clustered_queries(T, d, P["gen_eps"], rng)
                     Y = rng.standard_normal((T, 1))
-                    mha.memorize_check(E, e, Y, H, n, 1, rng)
-                    mha.generic_fit(E, e, Y, H, n, P["gen_scales"], P["gen_draws"], rng)
+                    con.memorize_check(E, e, Y, H, n, 1, rng)
+                    con.generic_fit(E, e, Y, H, n, P["gen_scales"], P["gen_draws"], rng)
         timed("generic weights vs construction", generic)
     if "prop2" in parts:
         def prop2():

@@ -1,4 +1,4 @@
-"""Appendix J / Table 3 offline (lib.chapters.mha_memorization.appj): tiny BERT/GPT-2-shaped random models."""
+"""Appendix J / Table 3 offline (lib.chapters.mha_memorization.model.appj, .claims.appj): tiny BERT/GPT-2-shaped random models."""
 from __future__ import annotations
 
 import math
@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.mha_memorization import appj
+from lib.chapters.mha_memorization.claims import appj
+from lib.chapters.mha_memorization.model import appj as appj_model
 from lib.core import claims
 
 TINY = {
-    "bert-tiny": appj.Shape("bert-tiny", "BERT", 1500, 128, 64, 2, 256, 2, 1e-12),
-    "gpt2-tiny": appj.Shape("gpt2-tiny", "GPT-2", 1500, 128, 64, 2, 256, 2, 1e-5),
+    "bert-tiny": appj_model.Shape("bert-tiny", "BERT", 1500, 128, 64, 2, 256, 2, 1e-12),
+    "gpt2-tiny": appj_model.Shape("gpt2-tiny", "GPT-2", 1500, 128, 64, 2, 256, 2, 1e-5),
 }
 SIZES = dict(n=16, T=140, trials=100, gp_trials=3, a2_examples=16, seed=0)
 
@@ -45,12 +46,12 @@ def test_degenerate_controls_fail():
 def test_packed_attention_equals_per_example_reference():
     g = torch.Generator().manual_seed(1)
     for shape in TINY.values():
-        W = appj.init_weights(shape, 3)
+        W = appj_model.init_weights(shape, 3)
         for k in "QKVO":                                       # non-zero biases, as in a checkpoint
             W[f"b_{k}"] = torch.randn(shape.d, generator=g) * 0.1
         X = torch.randn(3, 7, shape.d, generator=g)
         causal = shape.family == "GPT-2"
-        got = appj.mha_layer(shape, W, X, X, causal=causal)
+        got = appj_model.mha_layer(shape, W, X, X, causal=causal)
         H, dk = shape.heads, shape.d // shape.heads
         ref = torch.zeros_like(got)
         for b in range(3):
@@ -65,15 +66,15 @@ def test_packed_attention_equals_per_example_reference():
         assert torch.allclose(got, ref, atol=1e-5)
 
 
-def _hf_state_dict(shape: appj.Shape, W: dict) -> dict:
+def _hf_state_dict(shape: appj_model.Shape, W: dict) -> dict:
     """The inverse of load_checkpoint's name map (a fake HF checkpoint)."""
     if shape.family == "BERT":
-        sd = {f"bert.{n}": (W[k].T if tr else W[k]).clone() for k, (n, tr) in appj._BERT_KEYS.items()}
-        for k, p in appj._BERT_LN.items():
+        sd = {f"bert.{n}": (W[k].T if tr else W[k]).clone() for k, (n, tr) in appj_model._BERT_KEYS.items()}
+        for k, p in appj_model._BERT_LN.items():
             sd[f"bert.{p}.weight"], sd[f"bert.{p}.bias"] = W[k]
         sd["bert.encoder.layer.1.output.dense.bias"] = torch.zeros(shape.d)
         return sd
-    sd = {f"transformer.{n}": W[k].clone() for k, n in appj._GPT2_KEYS.items()}
+    sd = {f"transformer.{n}": W[k].clone() for k, n in appj_model._GPT2_KEYS.items()}
     sd["transformer.h.0.attn.c_attn.weight"] = torch.cat([W["W_Q"], W["W_K"], W["W_V"]], dim=1)
     sd["transformer.h.0.attn.c_attn.bias"] = torch.cat([W["b_Q"], W["b_K"], W["b_V"]])
     for k in ("ln_1", "ln_2"):
@@ -84,10 +85,10 @@ def _hf_state_dict(shape: appj.Shape, W: dict) -> dict:
 def test_pretrained_path_with_a_fake_checkpoint(tmp_path, rows):
     paths = {}
     for shape in TINY.values():
-        W = appj.init_weights(shape, appj.model_seed(SIZES["seed"], shape))
+        W = appj_model.init_weights(shape, appj.model_seed(SIZES["seed"], shape))
         paths[shape.family] = tmp_path / f"{shape.name}.bin"
         torch.save(_hf_state_dict(shape, W), paths[shape.family])
-        s2, W2 = appj.load_checkpoint(str(paths[shape.family]), shape.family)
+        s2, W2 = appj_model.load_checkpoint(str(paths[shape.family]), shape.family)
         assert (s2.d, s2.vocab, s2.heads, s2.ffn) == (shape.d, shape.vocab, shape.heads, shape.ffn)
         assert all(torch.equal(torch.as_tensor(W2[k][0] if isinstance(W2[k], tuple) else W2[k]),
                                torch.as_tensor(W[k][0] if isinstance(W[k], tuple) else W[k])) for k in W)
@@ -99,11 +100,11 @@ def test_pretrained_path_with_a_fake_checkpoint(tmp_path, rows):
     bad = tmp_path / "bad.pt"
     torch.save({"foo": torch.zeros(1)}, bad)
     with pytest.raises(KeyError, match="not a BERT state_dict"):
-        appj.load_checkpoint(str(bad), "BERT")
+        appj_model.load_checkpoint(str(bad), "BERT")
 
 
 def test_report_records_the_claims(monkeypatch, capsys):
-    monkeypatch.setattr(appj, "SHAPES", {**appj.SHAPES, **TINY})
+    monkeypatch.setattr(appj, "SHAPES", {**appj_model.SHAPES, **TINY})
     C = claims.Claims("mha-memorization", "smoke")
     P = {"preset": "smoke", "seed": 0, "appj_models": list(TINY), "appj_n": 16, "appj_T": 140, "appj_gp_trials": 3}
     appj.report(C, P)

@@ -1,4 +1,4 @@
-"""Unit tests of lib.chapters.mha_memorization.construction, .gd, .vit, .capacity and .ledger (the mha-memorization
+"""Unit tests of lib.chapters.mha_memorization.theory, .train.gd, .model.vit, .train.capacity and .claims (the mha-memorization
 chapter). Small and fast."""
 import math
 
@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from lib.chapters.mha_memorization import construction as mha
-from lib.chapters.mha_memorization import gd as mha_gd
-from lib.chapters.mha_memorization import vit as mha_vit
+from lib.chapters.mha_memorization.model import vit as mha_vit
+from lib.chapters.mha_memorization.theory import appendices as app
+from lib.chapters.mha_memorization.theory import construction as con
+from lib.chapters.mha_memorization.theory import layer as mha
+from lib.chapters.mha_memorization.train import gd as mha_gd
 
 
 @pytest.fixture(autouse=True)
@@ -66,7 +68,7 @@ def test_construction_memorizes(shared, d_v, d_out, Q, skip):
     T = H * (r - 1) + 1
     E, e = mha.uniform_data(T, n, d, rng, shared=shared, Q=Q)
     Y = rng.standard_normal((T, d_out))
-    res = mha.memorize_check(E, e, Y, H, dh, d_v, rng, Q=Q, skip=skip)
+    res = con.memorize_check(E, e, Y, H, dh, d_v, rng, Q=Q, skip=skip)
     assert res["rankZ"] == T
     assert res["err"] <= 1e-8 * res["scale"]
     assert res["max_head_rank"] <= dh and res["factor_err"] < 1e-10
@@ -78,7 +80,7 @@ def test_construction_respects_small_dh():
     d, n, H, dh = 10, 6, 3, 3
     T = H * (dh - 1) + 1
     E, e = mha.uniform_data(T, n, d, rng)
-    res = mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, dh, 1, rng)
+    res = con.memorize_check(E, e, rng.standard_normal((T, 1)), H, dh, 1, rng)
     assert res["max_head_rank"] <= dh and res["err"] <= 1e-8 * res["scale"]
 
 
@@ -86,7 +88,7 @@ def test_construction_rejects_too_many_examples():
     rng = np.random.default_rng(4)
     E, e = mha.uniform_data(20, 4, 8, rng)
     with pytest.raises(ValueError):
-        mha.construct(E, e, np.zeros((20, 1)), 2, 8, 1, rng)
+        con.construct(E, e, np.zeros((20, 1)), 2, 8, 1, rng)
 
 
 def test_prop2_bound_for_random_weights():
@@ -101,13 +103,13 @@ def test_prop2_bound_for_random_weights():
 def test_prop4_averaging_layer():
     rng = np.random.default_rng(6)
     X = rng.standard_normal((5, 4, 6))
-    assert np.abs(mha.averaging_layer(X) - (X + X.mean(1, keepdims=True))).max() < 1e-12
+    assert np.abs(app.averaging_layer(X) - (X + X.mean(1, keepdims=True))).max() < 1e-12
 
 
 def test_prop3_reduction_and_jacobian_rank():
     rng = np.random.default_rng(7)
-    E, e, x = mha.appF_dataset(40, 3, 6, rng)
-    diff, jr, n_all, n_red = mha.fcn_reduction(E, e, x, 4, 1, rng)
+    E, e, x = app.appF_dataset(40, 3, 6, rng)
+    diff, jr, n_all, n_red = app.fcn_reduction(E, e, x, 4, 1, rng)
     assert diff < 1e-12 and jr <= n_red == 4 * 4 + 5 and n_all > n_red
 
 
@@ -207,11 +209,11 @@ def test_generic_weights_fall_short_on_clustered_queries_but_not_below_d_plus_1(
     for H, short in ((4, True), (2, False)):           # T = 17 > d+1 = 11; T = 9 ≤ 11
         T = H * (n - 1) + 1
         E, _ = mha.uniform_data(T, n, d, rng)
-        e = mha.clustered_queries(T, d, 1e-4, rng)
+        e = con.clustered_queries(T, d, 1e-4, rng)
         Y = rng.standard_normal((T, 1))
-        con = mha.memorize_check(E, e, Y, H, n, 1, rng)
-        gen = mha.generic_fit(E, e, Y, H, n, [0.1, 1.0, 100.0], 2, rng)
-        assert con["rankZ"] == T and con["err"] <= 1e-8 * con["scale"]
+        res = con.memorize_check(E, e, Y, H, n, 1, rng)
+        gen = con.generic_fit(E, e, Y, H, n, [0.1, 1.0, 100.0], 2, rng)
+        assert res["rankZ"] == T and res["err"] <= 1e-8 * res["scale"]
         assert (gen["rankZ"] < T and gen["err"] > 1e-8) == short, gen
 
 
@@ -220,26 +222,26 @@ def test_past_capacity_and_saturation_grid():
     d, n, H = 9, 4, 3
     T = H * (n - 1) + 1
     E, e = mha.uniform_data(T, n, d, rng)
-    res = mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, n, 1, rng)
-    plus = mha.past_capacity(E, e, res["con"], rng)
+    res = con.memorize_check(E, e, rng.standard_normal((T, 1)), H, n, 1, rng)
+    plus = con.past_capacity(E, e, res["con"], rng)
     assert plus["rankZ"] == T and plus["err"] > 1e-6
     assert res["c_found"] and not res["c0_ok"]
-    assert all(c in mha.C_GRID for c in res["con"].c_grid)
+    assert all(c in con.C_GRID for c in res["con"].c_grid)
 
 
 def test_ledger_rival_curves_and_scale():
-    from lib.chapters.mha_memorization import ledger
+    from lib.chapters.mha_memorization.claims import gd as cgd
     H = [1, 2, 3, 4, 5, 6]
-    r2 = ledger.curve_r2(H, [30 * h - 10 for h in H])
-    assert ledger.wins("H", r2) and not ledger.wins("H²", r2) and not ledger.wins("log H", r2)
-    r2q = ledger.curve_r2(H, [h * h for h in H])
-    assert ledger.wins("H²", r2q) and not ledger.wins("H", r2q)
+    r2 = cgd.curve_r2(H, [30 * h - 10 for h in H])
+    assert cgd.wins("H", r2) and not cgd.wins("H²", r2) and not cgd.wins("log H", r2)
+    r2q = cgd.curve_r2(H, [h * h for h in H])
+    assert cgd.wins("H²", r2q) and not cgd.wins("H", r2q)
     P = dict(gd_d=16, gd_n=8, gd_steps=60, gd_dh_steps=800, gd_seeds=1)
-    assert not ledger.gd_scale(P, "heads").enough and ledger.gd_scale(P, "dh").enough
+    assert not cgd.gd_scale(P, "heads").enough and cgd.gd_scale(P, "dh").enough
 
 
 def test_capacity_frozen_ceiling_is_B_and_training_goes_past_it():
-    from lib.chapters.mha_memorization import capacity as cap
+    from lib.chapters.mha_memorization.train import capacity as cap
     H, n, d = 2, 3, 6
     B = cap.bound(H, n)
     runs = [dict(T=T, dh=d, seed=s) for T in (B, B + 1) for s in range(2)]
@@ -252,7 +254,7 @@ def test_capacity_frozen_ceiling_is_B_and_training_goes_past_it():
 
 
 def test_capacity_forward_is_equations_1_to_6_and_dh_padding_stays_zero():
-    from lib.chapters.mha_memorization import capacity as cap
+    from lib.chapters.mha_memorization.train import capacity as cap
     H, n, d = 2, 3, 6
     runs = [dict(T=5, dh=2, seed=3), dict(T=4, dh=d, seed=4)]
     E, e, y, valid, mask, W = cap._setup(runs, H, n, d, shared=True)
@@ -268,7 +270,7 @@ def test_capacity_forward_is_equations_1_to_6_and_dh_padding_stays_zero():
 
 
 def test_saturation_claims_controls_and_joint_criterion():
-    from lib.chapters.mha_memorization import ledger
+    from lib.chapters.mha_memorization.claims import fig3
     from lib.core import claims
     T, H = 40, 4
     sat = np.full((T, H), 0.9999)                                   # saturated under every reading (> 0.999)
@@ -279,7 +281,7 @@ def test_saturation_claims_controls_and_joint_criterion():
     P = dict(sat_steps=[100, 800], sat_H=[H], sat_T=[T], gd_d=16, gd_n=8, gd_heads=[1], gd_T_heads=[50])
     theta = np.full((T, H, 8), 1 / 8)
     C = claims.Claims("mha-memorization", "book")
-    ledger.saturation_claims(C, rows, theta, P, [dict(H=1, T=50, best_acc=0.4)])
+    fig3.saturation_claims(C, rows, theta, P, [dict(H=1, T=50, best_acc=0.4)])
     got = C.claims
     for k in ("fig3-majority", "fig3-one-free", "fig3-memorized"):
         assert got[k].verdict == claims.HOLDS, (k, got[k])
@@ -287,10 +289,10 @@ def test_saturation_claims_controls_and_joint_criterion():
     assert got["fig3-length"].verdict == claims.HOLDS
     assert "shortest budget" in got["fig3-memorized"].control["description"]
     C3 = claims.Claims("mha-memorization", "book")                  # memorized already at the shortest budget
-    ledger.saturation_claims(C3, [dict(r, final_acc=1.0) for r in rows], theta, P, [])
+    fig3.saturation_claims(C3, [dict(r, final_acc=1.0) for r in rows], theta, P, [])
     assert C3.claims["fig3-memorized"].verdict == claims.NOT_DISCRIMINATING
     C2 = claims.Claims("mha-memorization", "book")                  # a network with no saturated head
-    ledger.saturation_claims(C2, [dict(r, max_weight=flat.tolist()) for r in rows], theta, P, [])
+    fig3.saturation_claims(C2, [dict(r, max_weight=flat.tolist()) for r in rows], theta, P, [])
     assert C2.claims["fig3-one-free"].base == claims.FAILS         # the free-head half alone would pass:
     assert C2.claims["fig3-one-free"].verdict == claims.FRAGILE    # the literal reading (a free head) flips it
     assert C2.claims["fig3-one-free"].flips[0].startswith("the literal reading")
@@ -298,9 +300,9 @@ def test_saturation_claims_controls_and_joint_criterion():
 
 
 def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
-    """The paper-scale Fig. 2(a) reader (lib.chapters.mha_memorization.stored): a tie between two models that both
+    """The paper-scale Fig. 2(a) reader (lib.chapters.mha_memorization.claims.fig2a): a tie between two models that both
     memorized all T examples is no decrease, a tie below saturation is; R² on a line vs on a parabola."""
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig2a as stored
     assert stored.increasing([100, 900, 1000, 1000], [0.1, 0.9, 1.0, 1.0])
     assert not stored.increasing([100, 900, 900, 1000], [0.1, 0.9, 0.9, 1.0])
     assert not stored.increasing([100, 80], [0.1, 0.08])
@@ -315,7 +317,7 @@ def test_stored_fig2a_reader_judges_saturated_ties_and_rival_curves():
 def test_stored_fig2a_reading_finding_follows_the_curve_shape():
     """fig2a-reading-paper-scale holds when the line verdict differs between readings of "non-saturated" (a line below
     0.95 whose near-saturated points fall off it), and fails when every reading agrees (counts exactly linear)."""
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig2a as stored
     from lib.core import claims
     H, T, ch = [1, 5, 10, 20, 30, 40], 40_000, 0.0112
     for acc, expected in (([ch + 0.02 * h for h in H], claims.FAILS),
@@ -332,7 +334,7 @@ def test_stored_fig2a_line_verdict_turns_on_the_chance_floor():
     holds once the points at the chance floor (H = 1, accuracy < 2× the majority class) are dropped: that variant
     flips the claim (fragile); dropping H = 5 instead does not. Counts are above chance."""
     from lib.book import evidence as store
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig2a as stored
     pts = store.load("mha-memorization", "fig2a").points
     if len(pts) < 32:
         pytest.skip("the stored Fig. 2(a) run is incomplete")
@@ -344,6 +346,46 @@ def test_stored_fig2a_line_verdict_turns_on_the_chance_floor():
     v = {x.choice: x.ok for x in stored.line_variants(cur)}
     assert v["the paper's own criterion, chance floor dropped"] and not v["drop H = 5"]
 
+
+
+def test_fig2a_two_seeds_judged_on_their_mean_with_each_seed_a_variant():
+    """Fig. 2(a)'s paper-scale claims on two seeds (written against the points stored so far: the store loads a
+    partial sweep): judged on the mean accuracy of the seeds, "seed 0 alone" and "seed 1 alone" as variants of every
+    count-fitting claim, the number of seeds and their spread in the scale; one seed: no seed variants, no spread.
+    While seed 1's run is incomplete the page judges seed 0 alone and says so."""
+    from lib.book import evidence as store
+    from lib.chapters.mha_memorization.claims import fig2a
+    from lib.core import claims
+    ev0, ev1 = store.load("mha-memorization", "fig2a"), store.load("mha-memorization", "fig2a-seed1")
+    if len(ev0.points) < 32 or len(ev1.points) < 4:
+        pytest.skip("fewer than 32 seed-0 points or 4 seed-1 points stored")
+    common = {(p["H"], p["T"]) for p in ev1.points}
+    seeds = {0: [p for p in ev0.points if (p["H"], p["T"]) in common], 1: list(ev1.points)}
+    C = claims.Claims("mha-memorization", "book")
+    md = fig2a.judge(C, seeds, len(common), "paper")
+    ids = ("fig2a-linear-paper-scale", "fig2a-reading-paper-scale", "fig2a-monotone-paper-scale")
+    for i in ids:
+        choices = [v["choice"] for v in C.claims[i].variants]
+        assert "seed 0 alone" in choices and "seed 1 alone" in choices, (i, choices)
+    sc = C.claims["fig2a-linear-paper-scale"].scale["ours"]
+    assert "the mean of 2 seeds" in sc and f"seed spread over {len(common)} common points" in sc, sc
+    assert "Judged on the mean of 2 seeds; seed spread" in md
+    acc = {(p["H"], p["T"], p["seed"]): p["best_acc"] for s in seeds.values() for p in s}
+    gap = max(abs(acc[h, t, 0] - acc[h, t, 1]) for h, t in common)
+    assert f"largest |accuracy difference| {gap:.4f}" in sc
+    cur = fig2a.above_curves(seeds)                               # the judged curves are the seeds' mean accuracy
+    T = min(cur)
+    H = cur[T][0][0]
+    assert cur[T][1][0] == pytest.approx((acc[H, T, 0] + acc[H, T, 1]) / 2)
+    C1 = claims.Claims("mha-memorization", "book")
+    fig2a.judge(C1, {0: seeds[0]}, len(common), "paper")
+    assert not any(v["choice"].startswith("seed ") for i in ids for v in C1.claims[i].variants)
+    assert "spread" not in C1.claims["fig2a-linear-paper-scale"].scale["ours"]
+    judged, which = fig2a.seeds_state()
+    if ev1.complete:
+        assert set(judged) == {0, 1} and which.startswith("the mean of 2 seeds")
+    else:
+        assert set(judged) == {0} and which.startswith("seed 0 alone") and f"{len(ev1.points)} of 32" in which
 
 def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
     """Synthetic stored Fig. 3 rows: H = 4 and 8 on the declared grid, memorized up to ``cap[H]``; at every T a
@@ -364,16 +406,16 @@ def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
 
 
 def test_fig3_paper_claims_judge_the_stored_rows():
-    """The paper-protocol Fig. 3 judging (ledger.fig3_paper_claims) on synthetic rows: the paper's T memorized with the
+    """The paper-protocol Fig. 3 judging (fig3.fig3_paper_claims) on synthetic rows: the paper's T memorized with the
     next grid T (the control) not; the saturated majority and one-free statistics at T* against the untrained control;
     each criterion fails when its statistic does."""
-    from lib.chapters.mha_memorization import ledger
+    from lib.chapters.mha_memorization.claims import fig3
     from lib.core import claims
     sc = claims.Scale(ours="synthetic", paper="Fig. 3")
 
     def judge(**kw):
         C = claims.Claims("mha-memorization", "book")
-        S = ledger.fig3_paper_claims(C, _fig3_rows(**kw), sc)
+        S = fig3.fig3_paper_claims(C, _fig3_rows(**kw), sc)
         return C.claims, S
     got, S = judge()
     assert (S[4]["T"], S[4]["past"], S[8]["T"], S[8]["past"]) == (550, 700, 1300, 1700)
@@ -402,34 +444,34 @@ def test_fig3_paper_claims_judge_the_stored_rows():
 
 
 def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
-    """stored.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
+    """fig3.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
     from lib.book import evidence as store
     from lib.chapters.mha_memorization import evidence as EV3
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig3
     rows = _fig3_rows(cap={4: 300, 8: 1300})
     ev = store.Evidence("mha-memorization", "fig3", points=rows, manifest={"sessions": [{"date": "2026-01-01"}]},
                         total=len(EV3.SWEEPS["fig3"]["points"]))
     monkeypatch.setattr(store, "load", lambda *a, **k: ev)
-    text = stored.fig3_cause()
+    text = fig3.fig3_cause()
     assert "T* = 300, not the paper's 550, which trains to accuracy 0.930" in text
     assert "the one-free criterion passes whatever T" in text          # head 0 free, others saturated on every row
-    assert "at H = 4 the paper finds about 550, our stored run locates T* = 300" in stored.fig3_versus()
+    assert "at H = 4 the paper finds about 550, our stored run locates T* = 300" in fig3.fig3_versus()
     monkeypatch.setattr(store, "load", lambda *a, **k: store.Evidence("mha-memorization", "fig3", points=rows[:2],
                         manifest={}, total=len(EV3.SWEEPS["fig3"]["points"])))
-    assert stored.fig3_cause() == "" and "not complete" in stored.fig3_versus()
+    assert fig3.fig3_cause() == "" and "not complete" in fig3.fig3_versus()
 
 
 def test_dh_no_gain_margin_follows_the_seed_spread():
     """fig2c-no-gain: the margin is max(0.05, the largest seed half-range); a +0.01 gain inside a ±0.14 spread passes
     only as 'below the spread', and the below-n control fails only when its gain exceeds that spread."""
-    from lib.chapters.mha_memorization import ledger
+    from lib.chapters.mha_memorization.claims import gd as cgd
     from lib.core import claims
     P = dict(gd_n=8, gd_d=16, gd_steps=800, gd_dh_steps=800, gd_seeds=3)
 
     def judge(vals):
         rows = [dict(dh=k, best_acc=a, seed=s) for k, v in vals.items() for s, a in enumerate(v)]
         C = claims.Claims("mha-memorization", "book")
-        ledger.dh_claims(C, rows, P)
+        cgd.dh_claims(C, rows, P)
         return C.claims["fig2c-no-gain"]
     tight = {1: [0.40, 0.41, 0.42], 4: [0.60, 0.61, 0.62], 8: [0.60, 0.61, 0.62], 16: [0.61, 0.62, 0.63]}
     c = judge(tight)
@@ -442,7 +484,7 @@ def test_dh_no_gain_margin_follows_the_seed_spread():
 
 
 def test_head_claims_are_sanity_and_claim2_is_judged_at_the_proofs_c():
-    from lib.chapters.mha_memorization import ledger
+    from lib.chapters.mha_memorization.claims import theorem1
     from lib.core import claims
     rng = np.random.default_rng(11)
     d, n, H = 9, 4, 3
@@ -450,26 +492,26 @@ def test_head_claims_are_sanity_and_claim2_is_judged_at_the_proofs_c():
     for dh in (2, 4):
         T = H * (min(n, dh) - 1) + 1
         E, e = mha.uniform_data(T, n, d, rng)
-        runs.append(dict(mha.memorize_check(E, e, rng.standard_normal((T, 1)), H, dh, 1, rng), n=n, d_h=dh))
+        runs.append(dict(con.memorize_check(E, e, rng.standard_normal((T, 1)), H, dh, 1, rng), n=n, d_h=dh))
     C = claims.Claims("mha-memorization", "book")
-    ledger.head_claims(C, runs)
+    theorem1.head_claims(C, runs)
     for k in ("prop1-dh", "claim2-saturation"):
         assert C.claims[k].kind == claims.SANITY and C.claims[k].verdict == claims.HOLDS, C.claims[k]
     k = sum(bool(r["c"]) for r in runs)                              # constructions with a saturating head
     assert k >= 1 and C.claims["claim2-saturation"].ours.startswith(f"{k}/{k} at c from")
     broken = [dict(r, sat_ok=False) for r in runs]                   # the proof's c falls short: the check says so
     C2 = claims.Claims("mha-memorization", "book")
-    ledger.head_claims(C2, broken)
+    theorem1.head_claims(C2, broken)
     assert C2.claims["claim2-saturation"].verdict == claims.FAILS
 
 
 def test_stored_fig3_reader_partial_and_complete(monkeypatch):
-    """stored.report_fig3: partial store -> not-run claims naming the stored count and the command; complete ->
+    """fig3.report_fig3: partial store -> not-run claims naming the stored count and the command; complete ->
     judged; the training module's attention statistic equals gd.query_attention."""
     from lib.book import evidence as store
     from lib.chapters.mha_memorization import evidence as EV3
     from lib.chapters.mha_memorization import model as mha_model
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig3
     from lib.chapters.mha_memorization import train as mha_train
     from lib.core import claims
     rows = _fig3_rows()
@@ -478,9 +520,9 @@ def test_stored_fig3_reader_partial_and_complete(monkeypatch):
                             total=len(EV3.SWEEPS["fig3"]["points"]))
         monkeypatch.setattr(store, "load", lambda *a, ev=ev, **k: ev)
         C = claims.Claims("mha-memorization", "book")
-        table = stored.report_fig3(C)
+        table = fig3.report_fig3(C)
         assert "| 4 |" in table
-        for k in stored.FIG3_CLAIMS:
+        for k in fig3.FIG3_CLAIMS:
             assert C.claims[k].verdict == verdict, (k, C.claims[k])
         if verdict == claims.NOT_RUN:
             assert "3 of 8 points stored" in C.claims["fig3-paper-majority"].criterion

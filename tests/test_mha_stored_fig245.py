@@ -8,7 +8,9 @@ import torch
 
 from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
-from lib.chapters.mha_memorization import stored_fig245 as S
+from lib.chapters.mha_memorization.claims import fig2a as F2A
+from lib.chapters.mha_memorization.claims import fig245 as S
+from lib.chapters.mha_memorization.claims import paper_scale as PS
 from lib.core import claims
 from lib.engine import sweep
 
@@ -28,7 +30,7 @@ def test_declarations_share_fig2a_code_and_fit_the_budget():
     for name in ("fig2b", "fig2c", "fig4", "fig4-context", "fig5"):
         sw = sws[name]
         assert len(sw["points"]) * sw["cost_s"] / 3600 <= sw["budget_h"], name
-        assert set(sw["claims"]) <= set(S.STATEMENTS)
+        assert set(sw["claims"]) <= set(PS.STATEMENTS)
     dhs = {p["dh"] for p in EV.POINTS_C}
     assert min(dhs) < 32 < max(dhs) and 32 in dhs                    # both sides of n = 32
 
@@ -99,7 +101,7 @@ def _judge(monkeypatch, stores: dict[str, list[dict]]) -> tuple[claims.Claims, s
 def test_reader_not_run_while_partial(monkeypatch):
     stores = {k: v[:1] for k, v in _shapes(True).items()}
     C, table = _judge(monkeypatch, stores)
-    for i in S.STATEMENTS:
+    for i in PS.STATEMENTS:
         assert C.claims[i].verdict == claims.NOT_RUN, i
     crit = C.claims["fig2b-monotone-paper-scale"].criterion
     assert "1 of 24 points stored" in crit and "python -m lib evidence mha-memorization fig2b" in crit
@@ -109,7 +111,7 @@ def test_reader_not_run_while_partial(monkeypatch):
 
 def test_reader_judges_the_paper_shapes(monkeypatch):
     C, table = _judge(monkeypatch, _shapes(True))
-    for i in S.STATEMENTS:
+    for i in PS.STATEMENTS:
         assert C.claims[i].verdict == claims.HOLDS, (i, C.claims[i])
     assert "holds" in table
 
@@ -125,12 +127,12 @@ def test_reader_fails_the_wrong_shapes(monkeypatch):
 
 
 def test_mse_ties_below_the_floor_and_sanity_ceilings():
-    assert S.decreasing([0.1, 0.01, 5e-5, 6e-5])
-    assert not S.decreasing([0.1, 0.01, 0.02])
-    assert not S.decreasing([0.1, 0.1])
+    assert PS.decreasing([0.1, 0.01, 5e-5, 6e-5])
+    assert not PS.decreasing([0.1, 0.01, 0.02])
+    assert not PS.decreasing([0.1, 0.1])
     T = 6000
-    assert 0.01 <= S.majority(1, 20, T, 0) < 0.03
-    v = S.label_variance(1, 20, 25_000, 0)
+    assert 0.01 <= F2A.majority(1, 20, T, 0) < 0.03
+    v = PS.label_variance(1, 20, 25_000, 0)
     assert abs(v - 1 / 12) < 0.003 and np.isfinite(v)
 
 
@@ -167,16 +169,16 @@ def test_reversed_controls_pass_on_falling_or_saturated_sequences(monkeypatch):
 
 def test_not_run_claims_state_their_declared_criterion(monkeypatch):
     C, _ = _judge(monkeypatch, {})
-    for i in S.STATEMENTS:
+    for i in PS.STATEMENTS:
         crit = C.claims[i].criterion
-        assert crit.startswith(f"criterion (declared): {S.CRITERIA[i]}"), (i, crit)
+        assert crit.startswith(f"criterion (declared): {PS.CRITERIA[i]}"), (i, crit)
         assert "python -m lib" in crit, (i, crit)
     assert "√n" in C.claims["fig4-context-paper-scale"].criterion
     assert "none of 24 points stored" in S.status()
 
 
 def test_fig2a_monotone_control_is_the_reversed_order(monkeypatch):
-    from lib.chapters.mha_memorization import stored
+    from lib.chapters.mha_memorization.claims import fig2a as stored
     pts = _shapes(True)["fig2a"]
     ev = store.Evidence("mha-memorization", "fig2a", points=pts, total=len(pts),
                         manifest={"sessions": [{"date": "2026-01-01"}]})

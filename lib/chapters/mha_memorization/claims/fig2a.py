@@ -13,11 +13,6 @@ judged. Nothing is recomputed. Claims (``fig2a-*-paper-scale``):
   strictly. The first version of the criterion exempted only pairs whose smaller H had memorized all T examples;
   it failed the complete run on H = 50 → 60 at T = 20k (20000 → 19998, accuracy 1.0 → 0.9999, the best-loss
   checkpoint's accuracy), which is why the exemption was widened after the run.
-
-:func:`report_fig3` reads ``book/evidence/mha-memorization/fig3`` (App. H's protocol, the sweep ``fig3``) and judges it with :func:`ledger.fig3_paper_claims`
-(``fig3-paper-*``): whether the paper's T is memorized (control: the next T of the grid), and at the located capacity
-the saturated majority and the one-free-head statistic (control: the same model untrained); :func:`fig3_cause` writes
-the measured cause of those verdicts from the stored points, and :func:`fig3_versus` the paper's T beside ours.
 """
 from __future__ import annotations
 
@@ -26,7 +21,6 @@ import numpy as np
 from lib.book import evidence as store
 from lib.book import stored_claims
 from lib.chapters.mha_memorization import evidence as EV
-from lib.chapters.mha_memorization import ledger
 from lib.core import plots
 from lib.core import robust
 from lib.core.claims import EXPERIMENT, FINDING, Claims, Control, Scale, Variant
@@ -225,39 +219,98 @@ def _saturated_dips(cur: dict) -> str:
                            f"(accuracy {acc[i]:.4f} → {acc[i + 1]:.4f})")
     return "; ".join(out)
 
-def _figure(points: list[dict]) -> None:
+
+# ---- the seeds: both once the second is complete, seed 0 alone until then ---------------------------------------
+def seeds_state() -> tuple[dict[int, list[dict]], str]:
+    """The seeds Fig. 2(a)'s paper-scale claims are judged on ({seed: points}) and a phrase saying which: the mean of
+    seeds 0 and 1 once the sweep ``fig2a-seed1`` is complete and current, seed 0 alone (and why) until then."""
+    ev0, ev1 = store.load(EV.CHAPTER, "fig2a"), store.load(EV.CHAPTER, "fig2a-seed1")
+    if ev1.complete:
+        return {0: ev0.points, 1: ev1.points}, "the mean of 2 seeds (0 and 1)"
+    why = (f"stale: {ev1.reason}" if ev1.stale else f"{len(ev1.points)} of {ev1.total} points stored")
+    return {0: ev0.points}, (f"seed 0 alone (the second seed, `fig2a-seed1`, is not complete: {why}; the claims move to "
+                             "the mean of both seeds when it is)")
+
+
+def seed_spread(seeds: dict[int, list[dict]]) -> str:
+    """How far the seeds are apart: over the (H, T) points stored for every seed, the largest and the median
+    |accuracy difference| between two seeds, and the largest difference of the memorized count (accuracy · T).
+    '' with one seed or no common point."""
+    if len(seeds) < 2:
+        return ""
+    acc: dict = {}
+    for pts in seeds.values():
+        for p in pts:
+            acc.setdefault((p["H"], p["T"]), []).append(p["best_acc"])
+    gaps = {k: max(v) - min(v) for k, v in acc.items() if len(v) == len(seeds)}
+    if not gaps:
+        return ""
+    (H, T), g = max(gaps.items(), key=lambda kv: kv[1])
+    return (f"seed spread over {len(gaps)} common points: largest |accuracy difference| {g:.4f} (H = {H}, T = {T:,}: "
+            f"{g * T:.0f} examples), median {float(np.median(list(gaps.values()))):.4f}")
+
+
+def caption() -> str:
+    """The figure's seeds, for its caption: one seed or the mean of two (with the bars' meaning)."""
+    seeds, _ = seeds_state()
+    return ("one seed (seed 0; the second seed's run is not complete)" if len(seeds) < 2 else
+            f"the mean of {len(seeds)} seeds, bars: the seeds' range")
+
+
+def _figure(seeds: dict[int, list[dict]]) -> None:
+    """Best accuracy against H, one line per T: the mean over ``seeds`` with the range of the seeds as bars."""
     _, axes = plots.subplots(1, 1, width=5.2, height=3.4)
-    for i, (T, (Hs, acc, _)) in enumerate(curves(points).items()):
-        axes[0].plot(Hs, acc, marker="o", color=plots.COLORS[i % len(plots.COLORS)], label=f"ours, T = {T:,}")
+    by_T: dict = {}
+    for pts in seeds.values():
+        for T, (Hs, acc, _) in curves(pts).items():
+            for H, a in zip(Hs, acc, strict=True):
+                by_T.setdefault(T, {}).setdefault(H, []).append(a)
+    for i, (T, c) in enumerate(sorted(by_T.items())):
+        Hs = sorted(c)
+        mean = np.array([np.mean(c[H]) for H in Hs])
+        lo, hi = mean - np.array([min(c[H]) for H in Hs]), np.array([max(c[H]) for H in Hs]) - mean
+        axes[0].errorbar(Hs, mean, yerr=[lo, hi] if len(seeds) > 1 else None, marker="o", capsize=2,
+                         color=plots.COLORS[i % len(plots.COLORS)], label=f"ours, T = {T:,}")
     axes[0].plot(EV.HEADS, [min(1.0, (H * 31 + 1) / EV.SIZES[0]) for H in EV.HEADS], color="#cf222e", ls=":",
                  label="construction H(n-1)+1 at T = 10k")
-    axes[0].set(xlabel="heads H", ylabel="best accuracy", ylim=(0, 1.05),
-                title="Fig. 2(a) at paper scale (paper: linear, R² ≥ 0.98)")
+    axes[0].set(xlabel="heads H", ylabel="best accuracy" + (" (mean of the seeds)" if len(seeds) > 1 else ""),
+                ylim=(0, 1.05), title="Fig. 2(a) at paper scale (paper: linear, R² ≥ 0.98)")
     axes[0].legend(fontsize=8)
 
 
 def report(C: Claims) -> str:
-    """Print the stored run's label, draw Fig. 2(a) from its points and record the paper-scale claims
-    (``not run`` with the reason while the run is incomplete or stale); returns the Markdown table of fits
-    (empty while incomplete)."""
+    """Print the stored runs' labels, draw Fig. 2(a) from their points and record the paper-scale claims on the seeds
+    of :func:`seeds_state` (``not run`` with the reason while seed 0's run is incomplete or stale); print their verdict
+    lines; returns the Markdown table of fits (empty while not run)."""
     ev = store.load(EV.CHAPTER, "fig2a")
     print(ev.label)
     sw = EV.SWEEPS["fig2a"]
     ids = sw["claims"]
+    seeds, which = seeds_state()
     if ev.points:
-        _figure(ev.points)
+        _figure(seeds)
     if stored_claims.pending(C, [ev], [
             (ids[0], "Fig. 2(a) at paper scale: the memorized count is linear in H (R² ≥ 0.98)", "R² ≥ 0.98",
              LINEAR_CRITERION, EXPERIMENT),
             (ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T", "increasing",
              INCREASING_CRITERION, EXPERIMENT)]):
+        C.lines()
         return ""
-    seeds = {0: ev.points}
-    ev1 = store.load(EV.CHAPTER, "fig2a-seed1")
-    if ev1.complete:                 # judged on the seeds that are complete; each seed alone is then a variant
-        seeds[1] = ev1.points
-    scale = Scale(ours=f"all {ev.total} points of the paper's grid, {len(seeds)} seed(s)"
-                       + (" (mean accuracy over seeds)" if len(seeds) > 1 else ""), paper=sw["paper"])
+    print(f"judged on {which}" + (f"; {seed_spread(seeds)}" if len(seeds) > 1 else ""))
+    out = judge(C, seeds, ev.total, sw["paper"], which)
+    C.lines()
+    return out
+
+
+def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which: str = "") -> str:
+    """Record ``fig2a-linear-paper-scale``, ``fig2a-reading-paper-scale`` and ``fig2a-monotone-paper-scale`` on the
+    mean of ``seeds`` ({seed: points}; each seed alone is a variant when there are two), ``which`` saying which seeds
+    (:func:`seeds_state`); returns the Markdown table of fits and the observation."""
+    ids = EV.SWEEPS["fig2a"]["claims"]
+    spread = seed_spread(seeds)
+    which = which or (f"the mean of {len(seeds)} seeds" if len(seeds) > 1 else "one seed")
+    scale = Scale(ours=f"all {total} points of the paper's grid, {which}" + (f"; {spread}" if spread else ""),
+                  paper=paper)
     cur = above_curves(seeds)
     fits = {T: r2_by_rival(Hs, acc, mem, SATURATED) for T, (Hs, acc, mem, _) in cur.items()}
     ok, ours = line_judge(cur)
@@ -289,109 +342,7 @@ def report(C: Claims) -> str:
                             value="; ".join(f"T={T}: {reversed_verdict(m, a)}" for T, (_, a, m, _) in cur.items())),
             variants=mvar)
     onset = onset_line(cur)
-    return fits_table(cur, fits) + (f"\n\nObservation ({len(seeds)} seed(s), not a claim): through the non-saturated "
-                                    f"points with H ≥ 10 the count above chance is close to a line: {onset}." if onset else "")
-
-
-# ---- Fig. 3 / App. H by the paper's protocol (book/evidence/mha-memorization/fig3) ---------------------------
-FIG3_CLAIMS = ledger.FIG3_STATEMENTS          # claim id -> statement
-FIG3_CRITERION = ("App. H's protocol on the stored grid: the paper's T memorized, and at the located capacity the "
-                  "saturated majority and the free head (ledger.fig3_paper_claims)")
-
-
-def fig3_table(S: dict, n: int) -> str:
-    """Markdown table of :func:`ledger.fig3_stats` (one row per H: the located capacity and its statistics; ``n``
-    the context size, for the construction's H(n−1)+1)."""
-    head = ("| H | grid T: final training accuracy | located T* | H(n−1)+1 | first step at 100% | saturated pairs | "
-            "examples with a free head | with a saturated and a free head | saturated pairs at init | saturated pairs "
-            "one T past |\n|---|---|---|---|---|---|---|---|---|---|\n")
-    cell = lambda s, k: f"{s[k]:.2f}" if s else "–"                                           # noqa: E731
-    return head + "\n".join(
-        f"| {H} | {', '.join(f'{T}: {a:.3f}' for T, a in s['acc'].items())} | {s['T'] or '–'} | {H * (n - 1) + 1} | "
-        f"{s.get('first_full') or '–'} | "
-        f"{cell(s['at'], 'pairs')} | {cell(s['at'], 'free')} | {cell(s['at'], 'both')} | {cell(s['init'], 'pairs')} | "
-        f"{cell(s['past_stats'], 'pairs')} |" for H, s in S.items())
-
-
-def report_fig3(C: Claims) -> str:
-    """Print the stored Fig. 3 run's label, draw Fig. 3's panels at each H's largest memorized T (or largest stored T)
-    and record the ``fig3-paper-*`` claims (``not run`` with the stored count and the command while the run is
-    incomplete or stale). Returns the Markdown table of the statistics ('' with nothing stored)."""
-    from lib.chapters.mha_memorization import plots as mha_plots
-    ev = store.load(EV.CHAPTER, "fig3")
-    print(ev.label)
-    sw = EV.SWEEPS["fig3"]
-    S = ledger.fig3_stats(ev.points) if ev.points else {}
-    for H, s in S.items():
-        T = s["T"] or max(s["acc"])
-        r = next(p for p in ev.points if p["H"] == H and p["T"] == T)
-        mha_plots.saturation_figure([np.array(r["max_weight"]), np.array(r["max_weight_init"])], [H, H],
-                                    titles=[f"H={H}, T={T}, trained", f"H={H}, T={T}, at initialisation"])
-    if not ev.complete:
-        est = ledger.fig3_protocol_cost(store.load(EV.CHAPTER, "fig2a").points, [(H, max(Ts)) for H, Ts in EV.GRID_3.items()],
-                                        sw["config"]["steps"], search_runs=len(EV.GRID_3[4]) - 1)
-        print(f"the grid's cost at the FLOP rate of {est['points']} stored Fig. 2(a) points: {est['cpu_h']:.2f} CPU-hours "
-              f"(declared: {len(sw['points'])} points × {sw['cost_s']:.0f} CPU-s measured per point)")
-        stored_claims.pending(C, [ev], [(id_, st, "Fig. 3 (d = 64, n = 32, 300k steps)", FIG3_CRITERION, EXPERIMENT)
-                                        for id_, st in FIG3_CLAIMS.items()])
-        return fig3_table(S, sw["config"]["n"]) if S else ""
-    grid = ", ".join(f"H={H}: T ∈ {Ts}" for H, Ts in EV.GRID_3.items())
-    sc = Scale(ours=f"d=64, n=32, d_h=64, {grid}, {sw['config']['steps']:,} steps of batch {sw['config']['batch']}, "
-                    "one seed", paper=sw["paper"])
-    ledger.fig3_paper_claims(C, ev.points, sc)
-    return fig3_table(S, sw["config"]["n"])
-
-
-def _fig3_points() -> list[dict]:
-    """The stored Fig. 3 points, or [] while the run is incomplete or stale."""
-    ev = store.load(EV.CHAPTER, "fig3")
-    return ev.points if ev.complete else []
-
-
-def fig3_versus(n: int = 32) -> str:
-    """One sentence: App. H's T beside the capacity our stored run locates, at each H, against H(n−1)+1 (computed from
-    the stored points; a pointer to the command while the run is incomplete)."""
-    pts = _fig3_points()
-    if not pts:
-        return ("App. H's T (550 at H = 4, 1300 at H = 8, n = 32) beside ours: the stored Fig. 3 run is not complete; "
-                "run `python -m lib evidence mha-memorization fig3`.")
-    cap = ledger.fig3_capacity(pts)
-    return "App. H by its protocol (n = 32): " + "; ".join(
-        f"at H = {H} the paper finds about {ledger.FIG3_PAPER_T.get(H, '–')}, our stored run locates T* = {c['T']} "
-        f"(H(n−1)+1 = {H * (n - 1) + 1})" for H, c in cap.items()) + (". T* is the largest T of the grid memorized within "
-                                                                       "the protocol's 300k steps: a lower bound at that "
-                                                                       "budget, not the capacity.")
-
-
-def fig3_cause(thr: float = 0.99) -> str:
-    """Markdown: why the ``fig3-paper-*`` verdicts come out as they do, from the stored points: per H the located T* beside
-    the paper's T, the saturated-pair fraction at both, and the range of the one-free statistic over every stored T
-    ('' while the run is incomplete)."""
-    pts = _fig3_points()
-    if not pts:
-        return ""
-    S = ledger.fig3_stats(pts, thr)
-    out = []
-    for H, s in S.items():
-        Tp = ledger.FIG3_PAPER_T.get(H)
-        st = {r["T"]: ledger._sat_stats(np.array(r["max_weight"]), thr)
-              for r in sorted(pts, key=lambda r: r["T"]) if r["H"] == H}
-        both = [v["both"] for v in st.values()]
-        lo, hi = min(both), max(both)
-        where = (f"the grid locates T* = {s['T']}, the paper's T" if s["T"] == Tp else
-                 f"the grid locates T* = {s['T']}, not the paper's {Tp}, which trains to accuracy "
-                 f"{s['acc'][Tp]:.3f}" if Tp in s["acc"] else f"the grid locates T* = {s['T']} (the paper's {Tp} is "
-                 "not on the grid)")
-        maj = ""
-        if Tp in st and s["T"] is not None:
-            p_at, p_tp = s["at"]["pairs"], st[Tp]["pairs"]
-            v = lambda p: "passes" if p > 0.5 else "fails"                                  # noqa: E731
-            maj = (f" The saturated-pair fraction is {p_at:.2f} at T* and {p_tp:.2f} at the paper's T: the majority "
-                   "criterion (> 0.5) " + (f"{v(p_at)} at both." if v(p_at) == v(p_tp) else
-                                           f"{v(p_at)} at T* and {v(p_tp)} at the paper's T."))
-        one = ("below 0.9 at every one of them, so the one-free criterion fails whatever T is chosen" if hi < 0.9 else
-               "at least 0.9 at every one of them, so the one-free criterion passes whatever T is chosen" if lo >= 0.9
-               else "crossing 0.9 within the grid, so the one-free verdict depends on T")
-        out.append(f"* **H = {H}:** {where}.{maj} The fraction of examples with both a saturated and a free head lies "
-                   f"between {lo:.2f} and {hi:.2f} over the {len(st)} stored T ({', '.join(map(str, st))}), {one}.")
-    return "**What the stored Fig. 3 points show** (computed from them):\n\n" + "\n".join(out)
+    seeds_md = f"\n\nJudged on {which}" + (f"; {spread}." if spread else ".")
+    return fits_table(cur, fits) + seeds_md + (f"\n\nObservation ({len(seeds)} seed(s), not a claim): through the "
+                                               "non-saturated points with H ≥ 10 the count above chance is close to a "
+                                               f"line: {onset}." if onset else "")

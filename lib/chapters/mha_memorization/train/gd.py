@@ -201,3 +201,22 @@ def _frozen_loop(fam, params, batch, opt, sched, steps: int, eval_every: int) ->
         opt.step()
         sched.step()
     return best
+
+
+def run(P: dict, device) -> dict[str, list[dict]]:
+    """Every sweep of ``P["gd_sweeps"]``, in :data:`SWEEPS`' order: prints the planned cost first, then each sweep's
+    size and time; returns {sweep: rows}."""
+    import time
+
+    from lib.chapters.mha_memorization.figures import say
+    kinds = [k for k in SWEEPS if k in P["gd_sweeps"]]
+    flops, n_models = plan_cost(P, kinds)
+    say(f"planned: {n_models} trained models, about {flops:.1e} FLOP "
+        f"(~{flops / 5e9 / 60:.1f} min on one CPU core at 5 GFLOP/s; ~{flops / 5e12 / 60:.1f} min on a GPU at 5 TFLOP/s "
+        "effective)")
+    gd = {}
+    for k in kinds:
+        t0 = time.perf_counter()
+        gd[k] = run_sweep(k, P, device)
+        print(f"{k:11s}: {len(gd[k])} models, up to {max(r['steps'] for r in gd[k])} steps, {time.perf_counter() - t0:.0f} s")
+    return gd

@@ -1,11 +1,22 @@
 """The paper-scale claims of Figs. 2(b), 2(c), 4, 5 and of Fig. 2(a)'s second seed (Mahdavi et al. 2024, Sec. 5.2,
 App. A, App. I.1): each claim's statement and the paper's words, its criterion (declared before any run; a claim not
 run states it next to its cost and command), and the rows of the page's table. Judged by
-:mod:`~lib.chapters.mha_memorization.stored_fig245` on the stored sweeps.
+:mod:`~.fig2bc`, :mod:`~.fig45` and :mod:`~.fig245` on the stored sweeps, with the readers of
+those sweeps shared by them (below the declarations).
 """
 from __future__ import annotations
 
-from lib.chapters.mha_memorization.stored import SATURATED
+import torch
+
+from lib.book import evidence as store
+from lib.book import stored_claims
+from lib.chapters.mha_memorization import evidence as EV
+from lib.chapters.mha_memorization import model as mha_model
+from lib.chapters.mha_memorization.claims.fig2a import FLOOR, READINGS, SATURATED, increasing, majority
+from lib.core import robust
+from lib.core.claims import EXPERIMENT, FINDING, SANITY, Claims
+
+CHAPTER = EV.CHAPTER
 
 MSE_FLOOR = 1e-4        # two models both below this training MSE are tied (fig5*-monotone)
 GAIN = 0.05             # fig2c: a difference in accuracy of at least this is a benefit
@@ -73,3 +84,63 @@ ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k
          ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"]),
         ("Fig. 2(a), seed 1", "fig2a-seed1", "the grid of Fig. 2(a) (the paper's seeds: not stated)",
          "linear, increasing in H", ["fig2a-seeds-paper-scale"])]
+
+
+# ---- reading ------------------------------------------------------------------------------------------------
+def kind(i: str) -> str:
+    """The claim kind of a paper-scale claim: sanity for the n = 1 ceilings, finding for our own observation."""
+    return SANITY if i.endswith("n1-paper-scale") else FINDING if i == "fig4-context-plateau-paper-scale" else EXPERIMENT
+
+
+def pending(C: Claims, ev: store.Evidence, sw: dict, ids: list[str]) -> bool:
+    """Record ``ids`` as not run (stored count, cost, command) unless ``ev`` is complete and current."""
+    return stored_claims.pending(C, [ev], [(i, *STATEMENTS[i], CRITERIA[i], kind(i)) for i in ids])
+
+
+def _needs(C: Claims, i: str, name: str) -> bool:
+    """Record claim ``i`` as not run while its control's sweep ``name`` is not complete and current."""
+    return stored_claims.pending(C, [store.load(CHAPTER, name)], [(i, *STATEMENTS[i], CRITERIA[i], kind(i))])
+
+
+def series(points: list[dict], x: str, y: str, **sel) -> tuple[list, list, list]:
+    """(x values, y values, accuracies or None) of the points matching ``sel``, sorted by x."""
+    pts = sorted((p for p in points if all(p[k] == v for k, v in sel.items())), key=lambda p: p[x])
+    return [p[x] for p in pts], [float(p[y]) for p in pts], [p.get("best_acc") for p in pts]
+
+
+def decreasing(mse: list[float], floor: float = MSE_FLOOR) -> bool:
+    """Strictly decreasing, except between two models both below ``floor`` (tied: the log scale's noise)."""
+    return all(b < a or (a < floor and b < floor) for a, b in zip(mse, mse[1:], strict=False))
+
+
+def above(points: list[dict], x: str, shared: bool = True, **sel) -> tuple[list, list, list, list]:
+    """(x values, counts memorized above chance, accuracies, majority fractions) of the points matching ``sel``,
+    sorted by x: the count above chance is (accuracy − majority-class fraction of the point's labels) · T."""
+    pts = sorted((p for p in points if all(p[k] == v for k, v in sel.items())), key=lambda p: p[x])
+    ch = [majority(p["n"], p["H"], p["T"], p["seed"], shared=shared) for p in pts]
+    return ([p[x] for p in pts], [(p["best_acc"] - c) * p["T"] for p, c in zip(pts, ch, strict=True)],
+            [p["best_acc"] for p in pts], ch)
+
+
+def mono_variants(cur: dict, what: str) -> list:
+    """The monotone criterion ({T: (x, counts, accuracies, majority)}) under each reading of "saturated" and with the
+    points at the chance floor dropped."""
+    def judge(lv: float = SATURATED, floor: bool = True) -> tuple[bool, str]:
+        bad = 0
+        for xs, m, a, ch in cur.values():
+            k = [i for i in range(len(xs)) if floor or a[i] >= FLOOR * ch[i]]
+            bad += sum(not increasing([m[i], m[j]], [a[i], a[j]], lv) for i, j in zip(k, k[1:], strict=False))
+        return bad == 0, f"{bad} step(s) against"
+    fl = sorted({xs[i] for xs, _, a, ch in cur.values() for i in range(len(xs)) if a[i] < FLOOR * ch[i]})
+    out = robust.rejudge(lambda lv: judge(lv), {f"saturated read as accuracy ≥ {lv:g}": lv
+                                                for lv in READINGS if lv != SATURATED})
+    if fl:
+        out += robust.rejudge(lambda f: judge(floor=f), {f"drop the chance floor ({what} = "
+                                                         f"{', '.join(map(str, fl))})": False})
+    return out
+
+
+def label_variance(n: int, H: int, T: int, seed: int) -> float:
+    """The variance of a stored regression point's labels (the MSE of the best constant output)."""
+    fam = mha_model.MHAMemorization(d=64, n=n, H=H, task="regression")
+    return float(mha_model.mha_data(fam, [T], [seed], dtype=torch.float64).examples["y"][0].numpy().var())

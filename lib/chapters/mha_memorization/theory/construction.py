@@ -1,142 +1,17 @@
-"""Mahdavi, Liao & Thrampoulidis (ICLR 2024), *Memorization capacity of multi-head attention*: the theory.
-
-The paper's layer (eqs. 1-6), for a context ``E ∈ R^{n×d}`` (tokens are rows) and one query ``e ∈ R^d``::
-
-    α_h = E W_{K,h} W_{Q,h}^T e     θ_h = softmax(α_h)     z_h = E^T θ_h     p_h = W_{V,h}^T z_h
-    o = W_O^T [p_1; …; p_H]         ŷ = W_D^T o
-
-is :func:`lib.core.attention.attention` with one query row ``X_q = e^T``, keys/values ``X_kv = E``, no scale,
-per-head output blocks ``W_O^h = W_O[h d_v:(h+1) d_v, :]``, followed by ``@ W_D`` (:func:`forward`).
-The feature matrix ``Z`` (eq. 7: row t = [z_1^(t); …; z_H^(t)]) is the same call with ``W_V = I_d`` and
-no output projection (:func:`features`).
-
-Everything here works in float64: the construction of Theorem 1 uses key/query scales c ~ 1e2…1e6,
-and in float32 the residual logits ``c·E W^+ e ≈ c·1e-7`` would spoil exact interpolation.
-
-Contents: assumption checkers (context rank, exact Kruskal rank for small sets, the paper's randomized
-Kruskal test), the parameter count, the head-by-head construction of Proposition 1 / Theorem 1 (with
-Remark 1 and the skip-connection variant of Appendix C), random-weight rank experiments (Propositions 2
-and 5), the averaging layer of Proposition 4, and the two-layer ReLU comparison of Proposition 3.
+"""Theorem 1 / Proposition 1's head-by-head construction (App. B of Mahdavi et al. 2024), with Remark 1 and the
+skip-connection variant of Appendix C; the value step; one example past capacity; and the rivals the construction
+is compared with: generic (Gaussian) key/query weights and a data-adapted rival, on uniform and clustered queries.
+The layer, its features and the ranks are in :mod:`~lib.chapters.mha_memorization.theory.layer`.
 """
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
-import torch
 
-from lib.core import attention as att
-
-DT = torch.float64
-
-
-def limit_blas_threads(n: int = 1):
-    """NumPy/SciPy's OpenBLAS starts one thread per core; on a shared 2-core machine the small SVDs and
-    QRs of this chapter run ~15x faster with one. (lib.core.repro.setup limits torch's threads only.)"""
-    from threadpoolctl import threadpool_limits
-    return threadpool_limits(n)
-
-
-# ---------------------------------------------------------------------------------------------
-# The layer in the paper's notation, mapped onto lib.core.attention
-# ---------------------------------------------------------------------------------------------
-def _t(x) -> torch.Tensor:
-    return torch.as_tensor(np.asarray(x), dtype=DT)
-
-
-def forward(E, e, W_K, W_Q, W_V, W_O, W_D, skip: bool = False) -> np.ndarray:
-    """Eqs. (1)-(6) for a batch: ``E [T,n,d]``, ``e [T,d]``, ``W_K, W_Q [H,d,d_h]``, ``W_V [H,d,d_v]``,
-    ``W_O [H·d_v, d]`` (the paper's stacked matrix), ``W_D [d, d_out]``. Returns ``ŷ [T, d_out]``.
-    With ``skip`` the layer output is ``o + e`` (Appendix C)."""
-    W_V = _t(W_V)
-    H, _, d_v = W_V.shape
-    W_O = _t(W_O).reshape(H, d_v, -1)                       # per-head blocks of the stacked W_O
-    o = att.attention(_t(e)[:, None, :], _t(E), _t(W_Q), _t(W_K), W_V, W_O, skip=skip)[:, 0, :]
-    return (o @ _t(W_D)).numpy()
-
-
-def features(E, e, W_K, W_Q) -> np.ndarray:
-    """The feature matrix Z (eq. 7), ``[T, H·d]``: row t is ``[E^T θ_1; …; E^T θ_H]``."""
-    E = _t(E)
-    H, d = _t(W_K).shape[0], E.shape[-1]
-    I = torch.eye(d, dtype=DT).expand(H, d, d)
-    return att.attention(_t(e)[:, None, :], E, _t(W_Q), _t(W_K), I, None)[:, 0, :].numpy()
-
-
-def softmax_weights(E, e, W_K, W_Q) -> np.ndarray:
-    """θ_h^(t) for every example and head: ``[T, H, n]``."""
-    S = att.scores(_t(e)[:, None, :], _t(E), _t(W_Q), _t(W_K))         # [T, H, 1, n]
-    return att.normalize(S)[:, :, 0, :].numpy()
-
-
-def param_count(H: int, d: int, d_h: int, d_v: int, d_out: int) -> dict[str, int]:
-    """Parameters of the layer: the paper's formula (which omits W_O) and the true count."""
-    true = 2 * H * d * d_h + H * d * d_v + H * d_v * d + d * d_out
-    return {"paper": 2 * H * d * d_h + H * d * d_v + d * d_out, "true": true}
-
-
-def count_module_params(H: int, d: int, d_h: int, d_v: int, d_out: int) -> int:
-    """Count the parameters of the layer built as torch tensors of the paper's shapes (independent of
-    the formula above)."""
-    shapes = [(d, d_h), (d, d_h), (d, d_v)] * H + [(H * d_v, d), (d, d_out)]
-    return sum(torch.empty(s).numel() for s in shapes)
-
-
-# ---------------------------------------------------------------------------------------------
-# Ranks and the assumptions
-# ---------------------------------------------------------------------------------------------
-def num_rank(M: np.ndarray, rtol: float = 1e-10) -> int:
-    """Numerical rank: singular values above ``rtol · σ_max``."""
-    s = np.linalg.svd(np.atleast_2d(M), compute_uv=False)
-    return int((s > rtol * s[0]).sum()) if s.size and s[0] > 0 else 0
-
-
-def context_ranks(E: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
-    """rank(E^(t)) for every example (Assumption 2 asks for n)."""
-    s = np.linalg.svd(E, compute_uv=False)                                # [T, n]
-    return (s > rtol * s[:, :1]).sum(axis=1)
-
-
-def kruskal_rank(V: np.ndarray, rtol: float = 1e-10, max_subsets: int = 200_000) -> int:
-    """Exact Kruskal rank of the rows of ``V`` (Definition 1): the largest k such that EVERY k rows are
-    independent. Enumerates subsets, so only for small sets (raises if more than ``max_subsets``)."""
-    T = V.shape[0]
-    k = 0
-    for size in range(1, min(T, V.shape[1]) + 1):
-        if math.comb(T, size) > max_subsets:
-            raise ValueError(f"{math.comb(T, size)} subsets of size {size}: too many for the exact test")
-        if all(num_rank(V[list(c)], rtol) == size for c in itertools.combinations(range(T), size)):
-            k = size
-        else:
-            break
-    return k
-
-
-def kruskal_test(V: np.ndarray, k: int, trials: int, rng: np.random.Generator, rtol: float = 1e-10):
-    """The paper's randomized test (Sec. 5.1): draw ``trials`` random k-subsets of the rows of ``V`` and
-    return (fraction with rank k, the ranks seen). 'Holds' in the paper = fraction ≥ 0.99."""
-    T = V.shape[0]
-    ranks = np.array([num_rank(V[rng.choice(T, size=k, replace=False)], rtol) for _ in range(trials)])
-    return float((ranks == k).mean()), ranks
-
-
-# ---------------------------------------------------------------------------------------------
-# Data
-# ---------------------------------------------------------------------------------------------
-def uniform_data(T: int, n: int, d: int, rng: np.random.Generator, shared: bool = True, Q: int | None = None):
-    """Contexts and queries i.i.d. U[0,1) as in the paper's Sec. 5.2 (shared: one context for all).
-    With ``Q`` the queries lie in a random Q-dimensional subspace (Kruskal rank Q, Remark 1)."""
-    E = rng.random((1 if shared else T, n, d))
-    E = np.broadcast_to(E, (T, n, d)).copy()
-    if Q is None:
-        e = rng.random((T, d))
-    else:
-        e = rng.random((T, Q)) @ rng.standard_normal((Q, d))
-    return E, e
-
+from lib.chapters.mha_memorization.theory.layer import features, forward, num_rank, random_heads, singular_values
 
 # ---------------------------------------------------------------------------------------------
 # Theorem 1 / Proposition 1: the head-by-head construction (Appendix B)
@@ -386,95 +261,6 @@ def clustered_queries(T: int, d: int, eps: float, rng: np.random.Generator) -> n
     return rng.random(d) + eps * rng.random((T, d))
 
 
-# ---------------------------------------------------------------------------------------------
-# Propositions 2 and 5: rank of Z for arbitrary (random) weights
-# ---------------------------------------------------------------------------------------------
-def random_heads(H: int, d: int, d_h: int, scale: float, rng: np.random.Generator):
-    """Gaussian key/query weights, entries N(0, scale²/d)."""
-    g = lambda: rng.standard_normal((H, d, d_h)) * scale / math.sqrt(d)
-    return g(), g()
-
-
-def singular_values(Z: np.ndarray) -> np.ndarray:
-    return np.linalg.svd(Z, compute_uv=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# Proposition 4: one averaging self-attention layer with a skip connection
-# ---------------------------------------------------------------------------------------------
-def averaging_layer(X: np.ndarray) -> np.ndarray:
-    """A_0 of Proposition 4 applied to every token of every example (self-attention): one head,
-    W_K = W_Q = 0, W_V = W_O = I, skip. ``X [T, n, d]`` -> ``[T, n, d]``."""
-    X = _t(X)
-    d = X.shape[-1]
-    Z0 = torch.zeros(1, d, d, dtype=DT)
-    I = torch.eye(d, dtype=DT)[None]
-    return att.attention(X, X, Z0, Z0, I, I, skip=True).numpy()
-
-
-def vit_like_tokens(T: int, n_patch: int, d: int, rng: np.random.Generator, shuffle_bag: bool = False):
-    """ViT-shaped synthetic examples: token 0 is a [CLS] token (the same vector in every example), the
-    others are patch embeddings, plus fixed random position embeddings. ``shuffle_bag``: every example's
-    patches are a permutation of ONE shared bag of patches (Assumption 3 fails)."""
-    cls = rng.standard_normal(d)
-    pos = 0.5 * rng.standard_normal((n_patch + 1, d))
-    if shuffle_bag:
-        bag = rng.standard_normal((n_patch, d))
-        patches = np.stack([bag[rng.permutation(n_patch)] for _ in range(T)])
-    else:
-        patches = rng.standard_normal((T, n_patch, d))
-    X = np.concatenate([np.broadcast_to(cls, (T, 1, d)), patches], axis=1) + pos
-    return X
-
-
-# ---------------------------------------------------------------------------------------------
-# Proposition 3: two-layer ReLU networks (Appendix F)
-# ---------------------------------------------------------------------------------------------
-def appF_dataset(T: int, n: int, d: int, rng: np.random.Generator):
-    """The hard dataset of Appendix F: every context is the first n standard basis vectors (shared),
-    queries are [0_{d-n}; x^(t)] with x^(t) ∈ R^n generic."""
-    E = np.broadcast_to(np.eye(n, d), (T, n, d)).copy()
-    x = rng.standard_normal((T, n))
-    e = np.concatenate([np.zeros((T, d - n)), x], axis=1)
-    return E, e, x
-
-
-def fcn(x: torch.Tensor, W1, b1, W2, b2) -> torch.Tensor:
-    """f(x) = W_2^T ReLU(W_1^T x + b_1) + b_2 with W_1 [in, m], W_2 [m, d_out] (App. F, shapes fixed)."""
-    return torch.relu(x @ W1 + b1) @ W2 + b2
-
-
-def fcn_reduction(E, e, x, m: int, d_out: int, rng: np.random.Generator):
-    """On the Appendix-F dataset a width-m FCN on the flattened (n+1)d input equals a width-m FCN on x:
-    returns (max |difference|, rank of the Jacobian of the T·d_out outputs w.r.t. ALL parameters, the
-    number of all parameters, the reduced network's parameter count (n+1)m + (m+1)d_out)."""
-    T, n, d = E.shape
-    xin = torch.as_tensor(np.concatenate([E.reshape(T, -1), e], axis=1), dtype=DT)
-    D = xin.shape[1]
-    W1 = torch.as_tensor(rng.standard_normal((D, m)) / math.sqrt(n + 1), dtype=DT)
-    b1 = torch.as_tensor(rng.standard_normal(m), dtype=DT)
-    W2 = torch.as_tensor(rng.standard_normal((m, d_out)), dtype=DT)
-    b2 = torch.as_tensor(rng.standard_normal(d_out), dtype=DT)
-    full = fcn(xin, W1, b1, W2, b2)
-    # reduced network: the constant part of the input folds into the bias; only the last n input rows act
-    const = xin[0].clone()
-    const[-n:] = 0.0
-    b1r = b1 + const @ W1
-    red = fcn(torch.as_tensor(x, dtype=DT), W1[-n:], b1r, W2, b2)
-    diff = float((full - red).abs().max())
-    J = torch.func.jacrev(lambda *p: fcn(xin, *p).reshape(-1), argnums=(0, 1, 2, 3))(W1, b1, W2, b2)
-    Jm = torch.cat([j.reshape(T * d_out, -1) for j in J], dim=1).numpy()
-    return diff, num_rank(Jm, 1e-9), Jm.shape[1], (n + 1) * m + (m + 1) * d_out
-
-
-def fcn_bound(n: int, m: int, d_out: int) -> float:
-    """Proposition 3: T ≤ (n+1)m/d_out + (m+1)."""
-    return (n + 1) * m / d_out + (m + 1)
-
-
-def fcn_params(n: int, d: int, m: int, d_out: int) -> int:
-    return ((n + 1) * d + 1) * m + (m + 1) * d_out
-
 
 def adapted_heads(e: np.ndarray, H: int, d: int, d_h: int, rng: np.random.Generator):
     """A cheap data-adapted rival of the construction: Gaussian W_K, and a Gaussian W_Q projected orthogonally to the
@@ -505,27 +291,3 @@ def adapted_fit(E, e, Y, H: int, d_h: int, draws: int, rng: np.random.Generator)
     return out
 
 
-# the parameter count under other readings of the layer (for the finding that the paper's formula omits a block)
-PARAM_READINGS = {
-    "W_O merged into the read-out (one Hd_v×d_out map)": lambda H, d, dh, dv, do: 2 * H * d * dh + H * d * dv + H * dv * do,
-    "W_V and W_O fused per head (one d×d map each)": lambda H, d, dh, dv, do: 2 * H * d * dh + H * d * d + d * do,
-}
-
-
-def prop5_variants(Hs, n: int, d: int, rng: np.random.Generator) -> list[tuple[str, bool, str]]:
-    """Proposition 5's reached cap under other weight scales and rank tolerances: (choice, whether rank Z =
-    H(d−1)+1 with the sum constraint and min(T, Hd) without it at every H, the ranks)."""
-    out = []
-    for name, sc, tol in (("weight scale 0.1", 0.1, 1e-10), ("weight scale 10", 10.0, 1e-10),
-                          ("rank tolerance 1e-8", 1.0, 1e-8), ("rank tolerance 1e-12", 1.0, 1e-12)):
-        ok, vals = True, []
-        for H in Hs:
-            T = H * d + 10
-            E, e = uniform_data(T, n, d, rng, shared=False)
-            W = random_heads(H, d, d, sc, rng)
-            rf = num_rank(features(E, e, *W), tol)
-            rs = num_rank(features(2 * E / E.sum(-1, keepdims=True), e, *W), tol)
-            ok &= rf == min(T, H * d) and rs == H * (d - 1) + 1
-            vals.append(f"H={H}: {rf}/{rs}")
-        out.append((name, bool(ok), "; ".join(vals)))
-    return out

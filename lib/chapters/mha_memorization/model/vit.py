@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lib.chapters.mha_memorization import construction as mha
+from lib.chapters.mha_memorization.theory import layer as mha
 from lib.core import attention as att
 
 

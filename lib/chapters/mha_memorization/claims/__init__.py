@@ -1,0 +1,21 @@
+"""Every claim of the mha-memorization chapter: its statement, criterion, control and robustness variants, the judge
+of each stored run, and the functions the notebook calls to record them (each prints the verdict lines of the claims
+it recorded, :meth:`lib.core.claims.Claims.lines`).
+
+:mod:`~.layer`        the layer (eqs. 1-8), the parameter count, Definition 1 and Lemma 2;
+:mod:`~.theorem1`     Theorem 1 / Proposition 1: the grid of constructions, generic weights, the paper's sizes, Remark 1;
+:mod:`~.props`        Propositions 2-5 and Appendix C;
+:mod:`~.table1`       Sec. 5.1 / Table 1 offline (the ViT substitute);
+:mod:`~.appj`         Appendix J / Table 3 offline;
+:mod:`~.gd`           Sec. 5.2 at book scale (Figs. 2, 4, 5);
+:mod:`~.fig2a`        Fig. 2(a) at the paper's scale, from stored evidence (both seeds once the second is complete);
+:mod:`~.paper_scale`  the declared statements and criteria of the other stored subsets, and their readers;
+:mod:`~.fig2bc`, :mod:`~.fig45`, :mod:`~.fig245`  Figs. 2(b), 2(c), 4, 5 and Fig. 2(a)'s second seed, stored;
+:mod:`~.capacity`     eq. (16) on the paper's own layer trained near its bound, App. A's d_h speed;
+:mod:`~.fig3`         Appendix H / Fig. 3, at book scale and by the paper's protocol (stored).
+"""
+from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2bc, fig3, fig45, fig245, gd, layer,  # noqa: E402
+                                                  paper_scale, props, table1, theorem1)
+
+__all__ = ["appj", "capacity", "fig2a", "fig2bc", "fig3", "fig45", "fig245", "gd", "layer", "paper_scale", "props",
+           "table1", "theorem1"]
