@@ -182,14 +182,14 @@ def test_no_page_overflows_and_no_equation_is_clipped(measured):
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
 def test_injected_layout_and_tex_defects_are_caught(site):
-    """Each check above can fail: a copy of a page with stray TeX, a block wider than the screen, and a display
-    equation wider than its box."""
+    """Each check above can fail: a copy of a page with stray TeX, a block wider than the screen, a display
+    equation wider than its box, and one that cannot scroll (cut off on a phone)."""
     page = site / "book" / "notation.html"
     tex = _inject(page, "injected-tex.html", "<p>Then $ x withd_{TV} \\le 1 in the L^1 convention</p>")
     wide = _inject(page, "injected-wide.html", '<div style="width:3000px;min-width:3000px">wide</div>')
     eq = _inject(page, "injected-eq.html", '<div class="math notranslate nohighlight">\\[' + " + ".join(
         f"x_{{{i}}}" for i in range(300)) + "\\]</div>")
-    cut = _inject(page, "injected-cut.html", "<style>mjx-container, div.math { overflow-x: visible !important; }</style>"
+    cut = _inject(page, "injected-cut.html", "<style>mjx-container, div.math { overflow: visible !important; }</style>"
                   '<div class="math notranslate nohighlight">\\[' + " + ".join(f"x_{{{i}}}" for i in range(300)) + "\\]</div>")
     try:
         assert stray_tex(_render([tex])[tex]), "stray TeX was not detected"

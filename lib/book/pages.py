@@ -158,12 +158,21 @@ def _modules() -> list[tuple[str, Path]]:
     return sorted(out)
 
 
-def _summary(f: Path) -> str:
+def _summary(f: Path, module: str = "", known: frozenset[str] = frozenset()) -> str:
     doc = ast.get_docstring(ast.parse(f.read_text())) or ""
     summary = doc.split("\n\n")[0].replace("\n", " ").strip()
     # modules are the page's only cross-reference targets: other roles become plain code (`name`)
     summary = re.sub(r":(?:func|class|meth|data|attr):`~?([^`]+)`", r"`\1`", summary)
-    return re.sub(r":mod:`", r"{py:mod}`", summary) or "(no docstring)"
+    package = module if f.name == "__init__.py" else module.rpartition(".")[0]
+
+    def absolute(m: re.Match) -> str:
+        """A relative module reference (``.x``) made absolute from the docstring's own package: the page holds
+        every chapter's modules, so ``.theory`` alone would be ambiguous."""
+        tilde, ref = m.group(1), m.group(2)
+        if ref.startswith("."):
+            ref = package + ref
+        return f"{{py:mod}}`{tilde}{ref}`" if not known or ref in known else f"`{ref}`"
+    return re.sub(r":mod:`(~?)([^`]+)`", absolute, summary) or "(no docstring)"
 
 
 def library_page() -> str:
@@ -180,13 +189,14 @@ def library_page() -> str:
              "is generated (`python -m lib results`) from the modules' docstrings and lists the chapters that use "
              "each module.", ""]
     mods = _modules()
+    known = frozenset(m for m, _ in mods)
     for prefix, title in _LAYERS:
         lines += [f"## {title}", ""]
         for m, f in mods:
             if m != prefix and not m.startswith(prefix + "."):
                 continue
             used = ", ".join(f"[{c}]({c}.ipynb)" for c in users.get(m, []))
-            lines += [f"### `{m}`", "", f"```{{py:module}} {m}", "```", "", _summary(f), ""]
+            lines += [f"### `{m}`", "", f"```{{py:module}} {m}", "```", "", _summary(f, m, known), ""]
             if used and m.count(".") >= 2:
                 lines += [f"Used by: {used}.", ""]
     return "\n".join(lines)
