@@ -9,8 +9,10 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+# the strategies draw a spec's records and keep those its constraints accept: rejections are by design, and on a
+# loaded 2-core machine Hypothesis's filter and speed health checks failed a property test that passes
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 settings.register_profile("explore", deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -195,7 +195,7 @@ def test_aot_grid_record_rules():
             ("negative_grid", [{"N": 10, "S": 2, "d": 3, "d_h": 3, "H": 12}], r"negative_grid\[0\].*d_h > d"),
             ("construct_grid", [{"N": 3, "S": 2, "d": 4, "d_h": 4, "H": 2}], r"construct_grid\[0\].*d <= N"),
             ("lemma2_grid", [{"N": 20, "S": 3, "d": 4, "H": 25}], r"lemma2_grid\[0\].*N \*\* S <= 4000"),
-            ("thm2_grid", [{"N": 20, "d": 200, "T": 400, "eta": 1.0}], r"thm2_grid\[0\].*0 < eta < 1"),
+            ("thm2_grid", [{"N": 20, "d": 200, "T": 400, "eta": 0.7}], r"thm2_grid\[0\].*0 < eta < 2 / 3"),
             ("thm2_grid", [{"N": 20, "d": 1, "T": 400, "eta": 0.1}], r"thm2_grid\[0\]\.d")]:
         with pytest.raises(ParameterError, match=needle):
             spec.resolve("smoke", {name: value})
