@@ -20,22 +20,12 @@ def _one_thread():
         yield
 
 
-def paper_layer(E, e, W_K, W_Q, W_V, W_O, W_D):
-    p = []
-    for h in range(len(W_K)):
-        a = E @ W_K[h] @ W_Q[h].T @ e
-        th = np.exp(a - a.max())
-        th /= th.sum()
-        p.append(W_V[h].T @ (E.T @ th))
-    return W_D.T @ (W_O.T @ np.concatenate(p))
-
-
 def test_forward_matches_equations_1_to_6():
     rng = np.random.default_rng(0)
     T, n, d, H, dh, dv, do = 5, 4, 7, 3, 2, 2, 3
     E, e = rng.standard_normal((T, n, d)), rng.standard_normal((T, d))
     W = [rng.standard_normal(s) for s in ((H, d, dh), (H, d, dh), (H, d, dv), (H * dv, d), (d, do))]
-    ref = np.stack([paper_layer(E[t], e[t], *W) for t in range(T)])
+    ref = np.stack([mha.paper_layer(E[t], e[t], *W) for t in range(T)])
     assert np.abs(mha.forward(E, e, *W) - ref).max() < 1e-12
     # skip connection adds the query before W_D
     ref_skip = ref + e @ W[4]
