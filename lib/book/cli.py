@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--check", action="store_true", help="check the stored evidence (staleness, edits); runs nothing")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     ev.add_argument("--full", action="store_true", help="migrate: also re-train one full unit of each sweep")
+    ev.add_argument("--where", action="append", default=[], metavar="PARAM=V1,V2",
+                    help="train only the grid's points with these values (repeatable), e.g. --where T=30000,50000")
     return ap
 
 
@@ -119,6 +121,17 @@ def _execute(a) -> None:
         print("[lib] every chapter in book/ is up to date", file=sys.stderr)
 
 
+def _where(items: list[str]) -> dict[str, list] | None:
+    """``["T=30000,50000", ...]`` -> {"T": [30000, 50000]}; errors name the option."""
+    out: dict[str, list] = {}
+    for it in items:
+        key, eq, vals = it.partition("=")
+        if not eq or not key or not vals:
+            raise P.ParameterError(f"--where {it!r}: expected PARAM=V1,V2,... (e.g. --where T=30000,50000)")
+        out[key] = [int(v) if v.lstrip("-").isdigit() else v for v in vals.split(",")]
+    return out or None
+
+
 def _evidence(a) -> int:
     from lib.book import evidence as EV
     migrating = a.chapter == "migrate"
@@ -147,10 +160,15 @@ def _evidence(a) -> int:
         print("\n".join(probs) if probs else "stored evidence consistent with today's code")
         return 1 if probs else 0
     from lib.book import migrate
-    for n, man in EV.run(a.chapter, a.names or None, workers=a.workers, quiet=a.quiet or None).items():
-        if man["complete"] and "trajectories" not in man and not (EV.sweeps(a.chapter)[n].get("verify") or {}).get("exact"):
-            man["trajectories"] = migrate.record(EV.sweeps(a.chapter)[n])      # the re-training check's reference
-            EV._write_manifest(man, a.chapter, n)
+    for n, man in EV.run(a.chapter, a.names or None, workers=a.workers, quiet=a.quiet or None,
+                         where=_where(a.where)).items():
+        sw = EV.sweeps(a.chapter)[n]
+        ver = sw.get("verify") or {}
+        if "trajectories" not in man and not ver.get("exact") and (man["complete"] or ver.get("points")):
+            recs = migrate.record(sw)           # the re-training check's reference (once a verified unit is stored)
+            if recs:
+                man["trajectories"] = recs
+                EV._write_manifest(man, a.chapter, n)
         print(f"[lib] {a.chapter}/{n}: {man['n_stored']}/{man['n_points']} points, {man['cpu_hours']:.3f} CPU-hours, "
               f"{man['cpu_s_per_point']:.1f} CPU-s per point", file=sys.stderr)
         for fam, t in man["throughput"].items():

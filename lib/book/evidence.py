@@ -107,7 +107,7 @@ seal = sweep.seal
 # provenance
 # ----------------------------------------------------------------------------------------------
 def machine() -> dict:
-    """git commit, library versions, CPU model, date."""
+    """git commit, library versions, CPU model, date; the GPU and CUDA version where one is present."""
     import numpy
     import torch
     cpu = platform.processor() or ""
@@ -123,9 +123,10 @@ def machine() -> dict:
                                 text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
+    gpu = {"gpu": torch.cuda.get_device_name(), "cuda": torch.version.cuda} if torch.cuda.is_available() else {}
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "commit": commit,
             "torch": torch.__version__, "numpy": numpy.__version__, "cpu": cpu, "cpu_kind": cpu_kind(cpu),
-            "cores": os.cpu_count(), "python": platform.python_version()}
+            "cores": os.cpu_count(), "python": platform.python_version(), **gpu}
 
 
 def cpu_kind(cpu: str) -> str:
@@ -238,8 +239,10 @@ def _start_manifest(sw: dict, fp: str, root: Path | None) -> dict:
 
 
 def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Path | None = None,
-        quiet: bool | None = None) -> dict[str, dict]:
-    """Run (or resume) the chapter's sweeps ``names`` (all if None); returns name -> manifest."""
+        quiet: bool | None = None, where: dict[str, list] | None = None) -> dict[str, dict]:
+    """Run (or resume) the chapter's sweeps ``names`` (all if None); returns name -> manifest. ``where``
+    ({parameter: values}): train only the points of the grid with those values (a lease too short for the whole
+    grid); the manifest keeps the whole grid, and the sweep is complete when every point of it is stored."""
     sws = sweeps(chapter)
     unknown = [n for n in names or [] if n not in sws]
     if unknown:
@@ -253,7 +256,10 @@ def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Pa
         man["gemm_peak"], man["gemm_peak_reference"] = dict(peak, load=os.getloadavg()), ref
         _write_manifest(man, chapter, n, root)
         pdir = folder(chapter, n, root) / "points"
-        sweep.run(sw["fn"], sw["points"], group_by=sw["group_by"], config=sw["config"], fn_kwargs=sw["config"],
+        todo = [p for p in sw["points"] if all(p.get(k) in vs for k, vs in (where or {}).items())]
+        if not todo:
+            raise RuntimeError(f"{chapter}/{n}: no point of the grid has {where}")
+        sweep.run(sw["fn"], todo, group_by=sw["group_by"], config=sw["config"], fn_kwargs=sw["config"],
                   folder=pdir, sealed=True, workers=workers, quiet=quiet, desc=f"{chapter}/{n}")
         shutil.rmtree(pdir / ".progress", ignore_errors=True)
         rows = _rows(pdir)

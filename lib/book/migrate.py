@@ -48,8 +48,8 @@ from lib.core import codehash, reachable
 from lib.engine import sweep
 from lib.engine import train as engine_train
 
-TIMING = {"cpu_s", "seconds", "digest", "written"}       # result fields that may differ between two trainings
-LABELS = {"family"}                                     # how the unit was batched (its padding), not what it computed
+TIMING = {"cpu_s", "wall_s", "seconds", "digest", "written"}  # result fields that may differ between two trainings
+LABELS = {"family", "device"}                           # how and where the unit was batched, not what it computed
 MARKS = (1, 16, 64, 256, 1024)                          # steps whose parameters a trajectory digests
 RTOL_OTHER_CPU = 1e-3                                   # parameter sums on a machine of another CPU kind
 RTOL_FIELDS = 1e-6                                      # undeclared float results of a full unit, idem
@@ -117,6 +117,15 @@ class _Quiet:
         pass
 
 
+def _config_here(sw: dict) -> dict:
+    """The sweep's recipe, with a GPU sweep's ``device`` set to the CPU where no GPU is present (its replay is then
+    compared at the other-machine tolerance: :func:`_where` records the GPU as the machine's kind)."""
+    cfg = dict(sw["config"])
+    if cfg.get("device", "cpu") != "cpu" and not torch.cuda.is_available():
+        cfg["device"] = "cpu"
+    return cfg
+
+
 def run_prefix(sw: dict, unit: list[dict], steps: int) -> list[dict]:
     """Train ``unit`` of sweep ``sw`` for its first ``steps`` optimiser steps (one torch thread); the records."""
     old = torch.get_num_threads()
@@ -124,7 +133,7 @@ def run_prefix(sw: dict, unit: list[dict], steps: int) -> list[dict]:
     try:
         with trajectory(steps) as rec:
             try:
-                sw["fn"](unit, _Quiet(), **sw["config"])
+                sw["fn"](unit, _Quiet(), **_config_here(sw))
             except _PrefixDone:
                 pass
     finally:
@@ -162,13 +171,18 @@ def record(sw: dict, root: Path | None = None, units: int = 1) -> list[dict]:
     unchanged)."""
     ev = E.load(sw["chapter"], sw["name"], root)
     steps = prefix_steps(sw)
-    return [{"unit": u, "steps": steps, "records": run_prefix(sw, u, steps), **_where()}
+    return [{"unit": u, "steps": steps, "records": run_prefix(sw, u, steps), **_where(sw)}
             for u in sample_units(sw, ev.points, units)]
 
 
-def _where() -> dict:
+def _where(sw: dict | None = None) -> dict:
+    """Where a trajectory was recorded; for a sweep run on a GPU, the GPU is the machine's kind."""
     m = E.machine()
-    return {"cpu": m["cpu"], "cpu_kind": m["cpu_kind"], "torch": m["torch"], "date": m["date"], "commit": m["commit"]}
+    kind = m["cpu_kind"]
+    if sw is not None and _config_here(sw).get("device", "cpu") != "cpu":
+        kind = f"{sw['config']['device']}:{m.get('gpu', '')}"
+    return {"cpu": m["cpu"], "cpu_kind": kind, "torch": m["torch"], "date": m["date"], "commit": m["commit"],
+            **({"gpu": m["gpu"]} if "gpu" in m else {})}
 
 
 def _same(a: dict, b: dict, exact: bool) -> bool:

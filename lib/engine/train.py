@@ -116,7 +116,7 @@ def adam_step(params: list[Tensor], grads: list[Tensor], m: list[Tensor], v: lis
             groups.setdefault(x, []).append(g)
     G = len(lr)
     b1, b2 = betas
-    step = torch.tensor(float(t))
+    step = torch.full((), float(t), device=params[0].device)      # no host-to-device copy: no sync on a GPU
     for x, gs in groups.items():
         sel = (params, grads, m, v) if len(gs) == G else \
             tuple([a[g] for a in arrs for g in gs] for arrs in (params, grads, m, v))

@@ -241,9 +241,10 @@ def mha_data(fam: MHAMemorization, sizes: Sequence[int], seeds: Sequence[int], d
         raise ValueError(f"sizes and seeds must have the same length, got {len(sizes)} and {len(seeds)}")
     Tmax = max(sizes)
     G = len(sizes)
-    xs = np.zeros((G, Tmax, fam.d_in), dtype=np.float64)
-    ys = np.zeros((G, Tmax), dtype=np.int64 if fam.task == "classification" else np.float64)
-    Es = np.zeros((G, fam.n, fam.d_in) if fam.shared else (G, Tmax, fam.n, fam.d_in), dtype=np.float64)
+    real = np.float32 if dtype == torch.float32 else np.float64      # the float64 draws, rounded once on storing
+    xs = np.zeros((G, Tmax, fam.d_in), dtype=real)
+    ys = np.zeros((G, Tmax), dtype=np.int64 if fam.task == "classification" else real)
+    Es = np.zeros((G, fam.n, fam.d_in) if fam.shared else (G, Tmax, fam.n, fam.d_in), dtype=real)
     for g, (T, s) in enumerate(zip(sizes, seeds, strict=False)):
         rs = np.random.RandomState(int(s))
         Es[g, ...] = 0
@@ -253,7 +254,7 @@ def mha_data(fam: MHAMemorization, sizes: Sequence[int], seeds: Sequence[int], d
             Es[g, :T] = rs.uniform(size=(T, fam.n, fam.d_in))
         xs[g, :T] = rs.uniform(size=(T, fam.d_in))
         ys[g, :T] = rs.randint(fam.C, size=T) if fam.task == "classification" else rs.uniform(size=T)
-    t = lambda a: torch.as_tensor(a).to(device=device, dtype=dtype if a.dtype == np.float64 else torch.long)
+    t = lambda a: torch.as_tensor(a).to(device=device, dtype=torch.long if a.dtype == np.int64 else dtype)
     ex = {"x": t(xs), "y": t(ys)}
     sh = {}
     if fam.shared:

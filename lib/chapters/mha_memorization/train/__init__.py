@@ -11,7 +11,8 @@ training set evaluated every ``eval_every`` steps and the best-loss evaluation r
 * **Fig. 3 / App. H** (``steps``): a fixed budget with no early stop, and App. H's saturation statistic of the
   trained and the initial model: the largest softmax weight of the query per (example, head), ``[T, H]``.
 
-A point's CPU-seconds are its share of its family's CPU time (:class:`CpuShares`).
+A point's CPU-seconds are its share of its family's CPU time (:class:`CpuShares`); on a GPU (``device="cuda"``)
+the CPU time is the host's, and the run's wall-clock seconds are kept too (``wall_s``, the same even split).
 """
 from __future__ import annotations
 
@@ -28,12 +29,13 @@ class CpuShares:
     """CPU-seconds per model of a family trained together: the CPU time between two finishing models is split
     evenly among the models still training."""
 
-    def __init__(self, n: int):
-        self.active, self.share, self.last = set(range(n)), [0.0] * n, time.process_time()
+    def __init__(self, n: int, clock=time.process_time):
+        self.clock = clock
+        self.active, self.share, self.last = set(range(n)), [0.0] * n, clock()
 
     def finish(self, g: int) -> float:
         """Model ``g`` has finished: book the time since the last event and return ``g``'s share."""
-        now = time.process_time()
+        now = self.clock()
         for a in self.active:
             self.share[a] += (now - self.last) / len(self.active)
         self.last = now
@@ -70,10 +72,11 @@ def _saturation(fam, r: dict, data, g: int, seed: int) -> dict:
 
 def train_points(points: list[dict], report, *, d: int, classes: int, lr: float, batch: int, eval_every: int,
                  n: int | None = None, min_steps: int = 0, epochs: int = 0, steps: int | None = None,
-                 task: str = "classification", shared: bool = True) -> None:
+                 task: str = "classification", shared: bool = True, device: str = "cpu") -> None:
     """One family: the points' H (and n, d_h when a point gives them; else ``n`` and d_h = d), differing in T and
     seed. ``steps`` set: App. H's fixed budget (module docstring); else max(min_steps, epochs · T / batch).
-    Each point is reported as its model finishes."""
+    ``device``: where the family trains (the data are drawn on the CPU either way). Each point is reported as its
+    model finishes."""
     p0 = points[0]
     fam = mha_model.MHAMemorization(d=d, n=p0.get("n", n), H=p0["H"], dh=p0.get("dh", d), n_classes=classes,
                                     task=task, shared=shared)
@@ -83,6 +86,7 @@ def train_points(points: list[dict], report, *, d: int, classes: int, lr: float,
     budget = [steps if fixed else max(min_steps, epochs * T // batch) for T in sizes]
     clf = task == "classification"
     cpu = CpuShares(len(points))
+    wall = CpuShares(len(points), time.perf_counter) if device != "cpu" else None
 
     def done(g: int, r: dict) -> None:
         out = {k: r[k] for k in ("steps", "stopped_early", "final_loss", "best_loss", "best_step")}
@@ -90,10 +94,12 @@ def train_points(points: list[dict], report, *, d: int, classes: int, lr: float,
             out.update(final_acc=r["final_acc"], best_acc=r["best_acc"], memorized=float(r["best_acc"]) * sizes[g])
         if fixed:
             out.update(_saturation(fam, r, data, g, seeds[g]))
+        if wall is not None:
+            out.update(wall_s=wall.finish(g), device=torch.cuda.get_device_name() if device == "cuda" else device)
         out.update(flops_per_step=float(fam.flops(batch)), cpu_s=cpu.finish(g),
                    family=f"MHA d={d} n={fam.n} H={fam.H} dh={fam.dh} {task} {'shared' if shared else 'per-example'}")
         report(points[g], out)
 
     train.train_family(fam, data, seeds=seeds, steps=budget, lr=lr, schedule="warmup_cosine", batch_size=batch,
                        early_stop_acc=1.0 if clf and not fixed else None, eval_every=eval_every,
-                       return_params=fixed, on_model_done=done, progress=report.progress)
+                       return_params=fixed, device=device, on_model_done=done, progress=report.progress)
