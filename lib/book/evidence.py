@@ -251,14 +251,14 @@ def run(chapter: str, names: list[str] | None = None, workers: int = 2, root: Pa
     out = {}
     for n in names or list(sws):
         sw = sws[n]
+        todo = [p for p in sw["points"] if all(p.get(k) in vs for k, vs in (where or {}).items())]
+        if not todo:
+            raise RuntimeError(f"{chapter}/{n}: no point of the grid has {where}")
         fp = fingerprint(sw)
         man = _start_manifest(sw, fp, root)
         man["gemm_peak"], man["gemm_peak_reference"] = dict(peak, load=os.getloadavg()), ref
         _write_manifest(man, chapter, n, root)
         pdir = folder(chapter, n, root) / "points"
-        todo = [p for p in sw["points"] if all(p.get(k) in vs for k, vs in (where or {}).items())]
-        if not todo:
-            raise RuntimeError(f"{chapter}/{n}: no point of the grid has {where}")
         sweep.run(sw["fn"], todo, group_by=sw["group_by"], config=sw["config"], fn_kwargs=sw["config"],
                   folder=pdir, sealed=True, workers=workers, quiet=quiet, desc=f"{chapter}/{n}")
         shutil.rmtree(pdir / ".progress", ignore_errors=True)
