@@ -1,4 +1,4 @@
-"""Benchmark: the mha-memorization GPU sweeps (``fig4-gpu``, ``fig4-context-gpu``, ``fig2c-gpu``) on one GPU.
+"""Benchmark: the mha-memorization GPU sweeps (``fig4-gpu``, ``fig4-context-gpu``) and Fig. 2(c)'s recipe on one GPU.
 
 Before a GPU lease is spent on a sweep, three numbers decide how to run it:
 
@@ -37,7 +37,7 @@ def family_of(points: list[dict], cfg: dict):
 def largest_unit(name: str, one: bool = False) -> list[dict]:
     """The points of ``name``'s largest family (``one``: its largest point alone)."""
     sw = E.SWEEPS[name]
-    key = {"fig2c-gpu": "dh", "fig4-context-gpu": "n"}.get(name, "H")
+    key = {"fig2c": "dh", "fig4-context-gpu": "n"}.get(name, "H")
     top = max(p[key] for p in sw["points"])
     unit = [p for p in sw["points"] if p[key] == top]
     return [max(unit, key=lambda p: p["T"])] if one else unit
@@ -47,7 +47,7 @@ def timed(name: str, steps: int, device: str = "cuda", one: bool = True) -> floa
     """ms per family-step of ``name``'s largest unit, or its largest point alone (the first 50 steps are
     warm-up)."""
     torch.set_num_threads(1)
-    cfg = E.SWEEPS[name]["config"]
+    cfg = E.SWEEPS[name]["config"]     # Fig. 2(c): the CPU sweep's recipe and grid, timed on the GPU
     fam, data = family_of(largest_unit(name, one), cfg)
     seeds = [0] * data.G
     train.train_family(fam, data, seeds=seeds, steps=50, lr=1e-3, batch_size=cfg["batch"], device=device)
@@ -90,7 +90,7 @@ def main() -> None:
     res = dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__, agreement=agreement(a.steps), sweeps={})
     print("agreement", res["agreement"], flush=True)
     ctx = mp.get_context("spawn")
-    for name in ("fig4-gpu", "fig4-context-gpu", "fig2c-gpu"):
+    for name in ("fig4-gpu", "fig4-context-gpu", "fig2c"):
         row = {"family": timed(name, a.steps, one=False)}
         print(name, "whole family, one process: ms/step", row["family"], flush=True)
         for P in [int(x) for x in a.procs.split(",")]:

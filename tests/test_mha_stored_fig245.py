@@ -83,6 +83,10 @@ def _shapes(good: bool) -> dict[str, list[dict]]:
             "fig2c": _pts(EV.SWEEPS["fig2c"], lambda p: dict(best_acc=acc2c[p["dh"]], best_step=300_000,
                                                                         steps=300_000)),
             "fig4": _pts(EV.SWEEPS["fig4"], f4), "fig4-context": _pts(EV.SWEEPS["fig4-context"], f4n),
+            # the GPU grids at their two smallest T (a per-example point's chance level costs T·n·d draws)
+            "fig4-gpu": _pts(dict(points=[p for p in EV.SWEEPS["fig4-gpu"]["points"] if p["T"] <= 50_000]), f4),
+            "fig4-context-gpu": _pts(dict(points=[p for p in EV.SWEEPS["fig4-context-gpu"]["points"]
+                                                  if p["T"] <= 30_000]), f4n),
             "fig5": _pts(EV.SWEEPS["fig5"], f5),
             "fig2a": _pts(EV.SWEEPS["fig2a"], a2(0)), "fig2a-seed1": _pts(EV.SWEEPS["fig2a-seed1"], a2(1))}
 
@@ -101,8 +105,9 @@ def _judge(monkeypatch, stores: dict[str, list[dict]]) -> tuple[claims.Claims, s
 def test_reader_not_run_while_partial(monkeypatch):
     stores = {k: v[:1] for k, v in _shapes(True).items()}
     C, table = _judge(monkeypatch, stores)
-    for i in PS.STATEMENTS:
+    for i in set(PS.STATEMENTS) - {"fig4-gpu-reproduces-cpu"}:     # judged on any point both machines stored
         assert C.claims[i].verdict == claims.NOT_RUN, i
+    assert C.claims["fig4-gpu-reproduces-cpu"].verdict == claims.HOLDS
     crit = C.claims["fig2b-monotone-paper-scale"].criterion
     assert "1 of 24 points stored" in crit and "python -m lib evidence mha-memorization fig2b" in crit
     assert "CPU-hours" in C.claims["fig4-context-paper-scale"].criterion
@@ -230,3 +235,37 @@ def test_fig4_note_only_when_judged(monkeypatch):
     assert "cannot tell" not in note and "O(Hd)" in note
     _, page = _judge(monkeypatch, dict(good, **{"fig4-context": good["fig4-context"][:2]}))
     assert "**Reading Fig. 4" not in page
+
+
+def test_gpu_panels_are_judged_per_complete_T(monkeypatch):
+    """The official grid on a GPU is judged at the T whose panel is complete (one T is enough), by the CPU subsets'
+    criteria: a line in H holds and a curve fails; the plateau leaves out a T where the data set is the ceiling."""
+    good = _shapes(True)
+    one_T = dict(good, **{k: [p for p in good[k] if p["T"] == 30_000] + [p for p in good[k] if p["T"] != 30_000][:1]
+                          for k in ("fig4-gpu", "fig4-context-gpu")})     # one complete T, one point of another
+    C, page = _judge(monkeypatch, one_T)
+    c = C.claims["fig4-linear-gpu"]
+    assert c.verdict == claims.HOLDS and "T = 30,000 of 30k..130k" in c.scale["ours"], c
+    assert not c.control["passed"]
+    p = C.claims["fig4-context-plateau-gpu"]
+    assert p.verdict == claims.HOLDS and "T=30,000" in p.ours, p
+    C, _ = _judge(monkeypatch, good)
+    p = C.claims["fig4-context-plateau-gpu"]
+    assert "T=20,000" not in p.ours and any("ceiling included (20,000)" in v["choice"] for v in p.variants), p
+    assert "**Fig. 4 on the official grid (GPU).**" in page
+    bad = _shapes(False)
+    C, _ = _judge(monkeypatch, dict(good, **{k: bad[k] for k in ("fig4-gpu", "fig4-context-gpu")}))
+    assert C.claims["fig4-linear-gpu"].verdict == claims.FAILS
+    assert C.claims["fig4-context-plateau-gpu"].verdict == claims.FAILS
+
+
+def test_gpu_and_cpu_points_must_agree(monkeypatch):
+    """The machines' check fails when a point stored by both differs by more than its tolerance."""
+    good = _shapes(True)
+    C, _ = _judge(monkeypatch, good)
+    assert C.claims["fig4-gpu-reproduces-cpu"].verdict == claims.HOLDS
+    off = [dict(p, best_acc=p["best_acc"] + (0.02 if p["H"] == 5 and p["T"] == 30_000 else 0.0))
+           for p in good["fig4-gpu"]]
+    C, _ = _judge(monkeypatch, dict(good, **{"fig4-gpu": off}))
+    c = C.claims["fig4-gpu-reproduces-cpu"]
+    assert c.verdict == claims.FAILS and "0.0200" in c.ours, c

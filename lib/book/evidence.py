@@ -171,19 +171,22 @@ def _timed(f) -> float:
 
 
 def throughput(rows: list[dict], peak_gflops: float | None) -> dict[str, dict]:
-    """Per model family: model-steps/s and GFLOP/s per CPU-second, and the fraction of the GEMM peak (the
-    reference peak measured on a quiet machine when there is one: the run's own is measured under load)."""
+    """Per model family: model-steps/s and GFLOP/s per CPU-second, and the fraction of the CPU's GEMM peak (the
+    reference peak measured on a quiet machine when there is one: the run's own is measured under load). Points
+    trained on a GPU are timed by their wall-clock share (``wall_s``) and have no CPU peak fraction."""
     fams: dict[str, list[float]] = {}
     for r in rows:
-        f = fams.setdefault(r.get("family", "?"), [0.0, 0.0, 0.0])
+        f = fams.setdefault(r.get("family", "?"), [0.0, 0.0, 0.0, 0.0])
         f[0] += r.get("steps", 0)
         f[1] += r.get("steps", 0) * r.get("flops_per_step", 0.0)
-        f[2] += r.get("cpu_s", 0.0)
+        f[2] += r.get("wall_s", r.get("cpu_s", 0.0))
+        f[3] += "wall_s" in r
     out = {}
-    for k, (steps, fl, cpu) in sorted(fams.items()):
-        g = fl / max(cpu, 1e-12) / 1e9
-        out[k] = {"model_steps_per_s": round(steps / max(cpu, 1e-12), 1), "gflops": round(g, 2),
-                  "peak_fraction": round(g / peak_gflops, 3) if peak_gflops else None, "cpu_s": round(cpu, 1)}
+    for k, (steps, fl, sec, on_gpu) in sorted(fams.items()):
+        g = fl / max(sec, 1e-12) / 1e9
+        out[k] = {"model_steps_per_s": round(steps / max(sec, 1e-12), 1), "gflops": round(g, 2),
+                  "peak_fraction": round(g / peak_gflops, 3) if peak_gflops and not on_gpu else None,
+                  ("wall_s" if on_gpu else "cpu_s"): round(sec, 1)}
     return out
 
 
@@ -274,8 +277,10 @@ def _rows(points_dir: Path) -> list[dict]:
 
 
 def _stats(rows: list[dict], peak: float | None) -> dict:
-    cpu = sum(r.get("cpu_s", 0.0) for r in rows)
-    return {"n_stored": len(rows), "cpu_hours": round(cpu / 3600, 4),
+    cpu = sum(r.get("cpu_s", 0.0) for r in rows if "wall_s" not in r)
+    gpu = {"gpu_process_hours": round(sum(r["wall_s"] for r in rows if "wall_s" in r) / 3600, 4)} \
+        if any("wall_s" in r for r in rows) else {}
+    return {"n_stored": len(rows), "cpu_hours": round(cpu / 3600, 4), **gpu,
             "cpu_s_per_point": round(cpu / max(len(rows), 1), 2), "throughput": throughput(rows, peak)}
 
 
@@ -312,7 +317,25 @@ class Evidence:
 
     @property
     def cpu_hours(self) -> float:
-        return sum(r.get("cpu_s", 0.0) for r in self.points) / 3600
+        """CPU-hours of the points trained on a CPU (a GPU point's ``cpu_s`` is its host's time, not counted)."""
+        return sum(r.get("cpu_s", 0.0) for r in self.points if "wall_s" not in r) / 3600
+
+    @property
+    def gpu(self) -> str:
+        """The GPU the points were trained on ('' for a CPU sweep)."""
+        return next((str(r["device"]) for r in self.points if "wall_s" in r), "")
+
+    @property
+    def gpu_hours(self) -> float:
+        """Process-hours on a GPU: each point's share of its training process's wall-clock time (several processes
+        shared one GPU, so this is more than the GPU's own occupied time)."""
+        return sum(r.get("wall_s", 0.0) for r in self.points) / 3600
+
+    @property
+    def hours(self) -> str:
+        """The cost as a reader reads it: CPU-hours, or process-hours on the GPU."""
+        return (f"{self.gpu_hours:.2f} process-hours on one {self.gpu}" if self.gpu else
+                f"{self.cpu_hours:.2f} CPU-hours")
 
     @property
     def label(self) -> str:
@@ -321,8 +344,9 @@ class Evidence:
         date = (self.manifest or {}).get("sessions", [{}])[-1].get("date", "?")[:10]
         part = "" if len(self.points) >= self.total else f" ({len(self.points)} of {self.total} points so far)"
         stale = f" — STALE: {self.reason}; {self.refresh}" if self.stale else ""
-        return (f"stored run of {date}, {self.cpu_hours:.2f} CPU-hours{part}; reproduce with "
-                f"`{self.command}`{stale}")
+        where = " on a machine with CUDA" if self.gpu else ""
+        return (f"stored run of {date}, {self.hours}{part}; reproduce with "
+                f"`{self.command}`{where}{stale}")
 
 
 def stale_reason(sw: dict, man: dict) -> str:

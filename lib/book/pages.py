@@ -249,18 +249,21 @@ def _evidence_rows(chapters: list[str]) -> list[str]:
     lines = ["", "## Stored evidence", "",
              "The paper-scale numbers of a chapter are not computed when its page executes: they are read from "
              "stored runs (`python -m lib evidence`, each point with its manifest: code fingerprint, commit, "
-             "machine, CPU-seconds, date). The CPU-hours are those measured when the points were trained.", "",
-             "| chapter | sweeps | points stored / declared | CPU-hours | stale sweeps |", "|---|---|---|---|---|"]
-    total = 0.0
+             "machine, CPU-seconds, date). The CPU-hours are those measured when the points were trained; a sweep "
+             "trained on a GPU counts process-hours there (each point's share of its process's wall-clock time, "
+             "several processes sharing the GPU), not CPU-hours.", "",
+             "| chapter | sweeps | points stored / declared | CPU-hours | GPU process-hours | stale sweeps |",
+             "|---|---|---|---|---|---|"]
+    total = gpu = 0.0
     for c in chapters:
         if c not in E.chapters():
             continue
         evs = [E.load(c, name) for name in E.sweeps(c)]
-        hours = sum(ev.cpu_hours for ev in evs)
-        total += hours
+        hours, g = sum(ev.cpu_hours for ev in evs), sum(ev.gpu_hours for ev in evs)
+        total, gpu = total + hours, gpu + g
         lines.append(f"| [{c}]({c}.ipynb) | {len(evs)} | {sum(len(ev.points) for ev in evs)} / "
-                     f"{sum(ev.total for ev in evs)} | {hours:.2f} | {sum(ev.stale for ev in evs)} |")
-    lines += ["", f"In all: {total:.1f} CPU-hours of stored training."]
+                     f"{sum(ev.total for ev in evs)} | {hours:.2f} | {g:.2f} | {sum(ev.stale for ev in evs)} |")
+    lines += ["", f"In all: {total:.1f} CPU-hours and {gpu:.1f} GPU process-hours of stored training."]
     return lines
 
 

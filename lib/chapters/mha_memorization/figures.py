@@ -6,6 +6,7 @@ import textwrap
 
 import numpy as np
 
+from lib.chapters.mha_memorization.evidence import T_4 as EV_T4
 from lib.core import plots
 
 
@@ -144,11 +145,14 @@ def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float =
     return fig
 
 
-def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None:
+def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: dict | None = None) -> None:
     """The stored paper-scale panels of Figs. 2(b), 2(c), 4 and 5 (only those whose run is complete; the curves of
-    :mod:`~lib.chapters.mha_memorization.claims.fig245`)."""
-    panels = [k for k, v in (("2b", fig2b), ("2c", fig2c), ("4", "H" in fig4), ("4n", "n" in fig4), ("5a", fig5),
-                             ("5b", fig5)) if v]
+    :mod:`~lib.chapters.mha_memorization.claims.fig245`); on Fig. 4's panels, the official grid trained on a GPU
+    (``gpu``: {"H": {T: panel}, "n": {T: panel}}, :mod:`~lib.chapters.mha_memorization.claims.fig4_gpu`), one line
+    per complete T."""
+    gpu = gpu or {}
+    panels = [k for k, v in (("2b", fig2b), ("2c", fig2c), ("4", "H" in fig4 or gpu.get("H")),
+                             ("4n", "n" in fig4 or gpu.get("n")), ("5a", fig5), ("5b", fig5)) if v]
     if not panels:
         return
     cols = min(2, len(panels))
@@ -166,8 +170,11 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict) -> None
             ax.set(xlabel="d_h", ylabel="best accuracy", title="Fig. 2(c), H = 30, n = 32")
         elif k in ("4", "4n"):
             key = "H" if k == "4" else "n"
-            xs, mem, _ = fig4[key]
-            ax.plot(xs, mem, marker="o")
+            if key in fig4:
+                xs, mem, _ = fig4[key]
+                ax.plot(xs, mem, marker="o", color="k", ls="none", label=f"CPU, T = {EV_T4:,}")
+            for j, (T, (xs, _, mem, _)) in enumerate((gpu.get(key) or {}).items()):
+                ax.plot(xs, mem, marker=".", color=plots.COLORS[j % len(plots.COLORS)], label=f"GPU, T = {T:,}")
             ax.set(xlabel="heads H (n = 32)" if k == "4" else "context size n (H = 20)", ylabel="memorized count",
                    title="Fig. 4, per-example contexts")
         else:

@@ -34,6 +34,7 @@ from lib.chapters.mha_memorization.claims.fig2a import READINGS, SATURATED, curv
 from lib.chapters.mha_memorization.claims.paper_scale import CHAPTER, CRITERIA, ROWS, STATEMENTS, _needs, pending
 from lib.chapters.mha_memorization.claims.fig2bc import fig2c_note, report_fig2b, report_fig2c
 from lib.chapters.mha_memorization.claims.fig45 import fig4_note, report_fig4, report_fig5
+from lib.chapters.mha_memorization.claims.fig4_gpu import fig4_gpu_note, report_fig4_gpu
 from lib.core import robust
 from lib.core.claims import EXPERIMENT, Claims, Control, Scale
 
@@ -77,8 +78,9 @@ def table(C: Claims) -> str:
     for fig, name, setting, statement, ids in ROWS:
         sw, ev = sws[name], store.load(CHAPTER, name)
         h = ev.cpu_hours if ev.complete else len(sw["points"]) * sw["cost_s"] / 3600
+        cost = f"{ev.gpu_hours:.2f} on a GPU" if ev.gpu else f"{h:.2f}{'' if ev.complete else ' (estimated)'}"
         rows.append(f"| {fig} | {setting} | {statement} | {sw['what'].split(': ', 1)[-1]} ({len(ev.points)}/{ev.total} "
-                    f"stored) | {h:.2f}{'' if ev.complete else ' (estimated)'} | "
+                    f"stored) | {cost} | "
                     + "; ".join(f"`{i}` {C.claims[i].verdict}" for i in ids if i in C.claims) + " |")
     return head + "\n".join(rows)
 
@@ -100,11 +102,13 @@ def status() -> str:
 
 
 def report(C: Claims) -> str:
-    """Read, draw and judge every stored subset (module docstring) and print the verdict lines; returns the Markdown of the paper's statements
-    beside ours (:func:`table`) followed by the notes on reading Fig. 2(c) and Fig. 4."""
+    """Read, draw and judge every stored subset (module docstring) and the official Fig. 4 grid trained on a GPU
+    (:mod:`~.fig4_gpu`), and print the verdict lines; returns the Markdown of the paper's statements beside ours
+    (:func:`table`) followed by the notes on reading Fig. 2(c) and Fig. 4."""
     b = report_fig2b(C)
     c, f4, f5 = report_fig2c(C), report_fig4(C, b), report_fig5(C)
+    gpu = report_fig4_gpu(C, b)
     report_fig2a_seed1(C)
-    mha_plots.paper_scale_panels(b, c, f4, f5)
+    mha_plots.paper_scale_panels(b, c, f4, f5, gpu)
     C.lines()
-    return "\n\n".join(x for x in (table(C), fig2c_note(C), fig4_note(C, f4)) if x)
+    return "\n\n".join(x for x in (table(C), fig2c_note(C), fig4_note(C, f4), fig4_gpu_note(C, gpu)) if x)

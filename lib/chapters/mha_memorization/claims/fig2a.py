@@ -16,6 +16,8 @@ judged. Nothing is recomputed. Claims (``fig2a-*-paper-scale``):
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from lib.book import evidence as store
@@ -94,7 +96,13 @@ FLOOR = 2.0             # a point at the chance floor: best accuracy < FLOOR × 
 
 def majority(n: int, H: int, T: int, seed: int, classes: int = 100, shared: bool = True, d: int = 64) -> float:
     """The largest class frequency of a stored point's labels: :func:`model.mha_data`'s draw order (context, queries,
-    labels from ``RandomState(seed)``), the contexts skipped in chunks instead of stored."""
+    labels from ``RandomState(seed)``), the contexts skipped in chunks instead of stored. The draw does not depend
+    on H (every model of a head sweep sees the same data), so it is computed once per (n, T, seed)."""
+    return _majority(n, T, seed, classes, shared, d)
+
+
+@functools.lru_cache(maxsize=None)
+def _majority(n: int, T: int, seed: int, classes: int, shared: bool, d: int) -> float:
     rs = np.random.RandomState(int(seed))
     left = n * d if shared else T * n * d
     while left > 0:

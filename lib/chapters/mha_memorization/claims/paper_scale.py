@@ -41,6 +41,13 @@ CRITERIA = {     # declared before any run; a not-run claim states its criterion
     "fig5b-n1-paper-scale": "best training MSE ≥ the variance of the point's labels (relative tolerance 1e-3: float32)",
     "fig2a-seeds-paper-scale": f"seed 1's count strictly increasing in H at every T, except between two models of "
                                f"accuracy ≥ {SATURATED} (the seed-0 criterion)",
+    "fig4-linear-gpu": f"R² of count ~ a H + b ≥ 0.98 and ≥ that of a H² + b, on the points of accuracy ≤ {SATURATED} "
+                       f"(≥ 3), at every official T whose eight H are stored (the criterion of fig4-linear-paper-scale)",
+    "fig4-context-plateau-gpu": f"count(largest n) / count(n = 5) ≤ {PLATEAU} at every official T whose eight n are "
+                                f"stored and whose accuracies stay ≤ {SATURATED} (the data set no ceiling; the "
+                                f"criterion of fig4-context-plateau-paper-scale); control: Fig. 2(b)'s shared context "
+                                f"(H = 20, its largest T)",
+    "fig4-gpu-reproduces-cpu": "|best accuracy on the GPU − on the CPU| ≤ 0.01 at every point stored by both machines",
 }
 
 STATEMENTS = {
@@ -69,6 +76,13 @@ STATEMENTS = {
                              "capacity 1 at n = 1 (Sec. 4.2)"),
     "fig2a-seeds-paper-scale": ("Fig. 2(a) at paper scale, second seed: memorization increases with H at every T on "
                                 "seed 1 as on seed 0", "increasing (the paper's seeds: not stated)"),
+    "fig4-linear-gpu": ("Fig. 4 on the official grid (per-example contexts, every H of the paper, trained on a GPU): "
+                        "the memorized count is linear in H on the non-saturated part", "linearity in H remains"),
+    "fig4-context-plateau-gpu": ("Fig. 4's context panel on the official T (trained on a GPU): beyond n = 5 the "
+                                 "memorized count barely grows with n (our observation on the CPU panel, re-judged)",
+                                 "O(Hd) conjectured (App. I.1)"),
+    "fig4-gpu-reproduces-cpu": ("The same points of Fig. 4 trained on the GPU and on the CPU reach the same accuracy "
+                                "(a check of our runs: float32 on two machines)", "—"),
 }
 
 ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k, ≥ 50k steps",
@@ -82,6 +96,10 @@ ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k
         ("Fig. 5", "fig5", "regression, d = 64, H = 1..60 (T = 10k..30k), n = 1..60 (T = 10k..25k), ≥ 50k steps",
          "the same monotonicity in H and n as Fig. 2",
          ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"]),
+        ("Fig. 4, heads (GPU)", "fig4-gpu", "per-example contexts, d = 64, n = 32, H = 1..60, T = 30k..130k",
+         "linearity in H remains", ["fig4-linear-gpu", "fig4-gpu-reproduces-cpu"]),
+        ("Fig. 4, context (GPU)", "fig4-context-gpu", "per-example contexts, d = 64, H = 20, n = 1..60, T = 20k..60k",
+         "linearity in n weakened", ["fig4-context-plateau-gpu"]),
         ("Fig. 2(a), seed 1", "fig2a-seed1", "the grid of Fig. 2(a) (the paper's seeds: not stated)",
          "linear, increasing in H", ["fig2a-seeds-paper-scale"])]
 
@@ -89,7 +107,8 @@ ROWS = [("Fig. 2(b)", "fig2b", "d = 64, H = 20, d_h = 64, n = 1..60, T = 6k..18k
 # ---- reading ------------------------------------------------------------------------------------------------
 def kind(i: str) -> str:
     """The claim kind of a paper-scale claim: sanity for the n = 1 ceilings, finding for our own observation."""
-    return SANITY if i.endswith("n1-paper-scale") else FINDING if i == "fig4-context-plateau-paper-scale" else EXPERIMENT
+    return (SANITY if i.endswith("n1-paper-scale") or i == "fig4-gpu-reproduces-cpu" else
+            FINDING if i.startswith("fig4-context-plateau") else EXPERIMENT)
 
 
 def pending(C: Claims, ev: store.Evidence, sw: dict, ids: list[str]) -> bool:
