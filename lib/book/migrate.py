@@ -44,7 +44,7 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
 from lib.book import evidence as E
-from lib.core import codehash, reachable
+from lib.core import reachable
 from lib.engine import sweep
 from lib.engine import train as engine_train
 
