@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from lib.chapters.softmax_vs_linear import theory as sl_theory
@@ -297,3 +297,21 @@ def test_toy_hoeffding_claim_tolerance(v):
     gap = min(sl_theory.toy_theory(n, b, v["toy_m0"], v["toy_tau"]) - sl_theory.toy_hoeffding(n, b, v["toy_m0"], v["toy_tau"])
               for n in v["toy_n"] for b in [math.log(n) + v["toy_b_offset"]])
     assert gap >= -1e-12, gap
+
+
+@given(valid(), st.sampled_from((0.5, 0.1, 1e-2, 1e-3, 1e-6)))
+def test_toy_lemma_parts_hold_wherever_their_conditions_do(v, delta):
+    """Claims lemma41-*, lemma42-*: at n = toy_n0 (capped), b = ln n + toy_b_offset and any δ, the Hoeffding parts
+    (4.1 Parts 1-2, 4.2 Part 1) and the probability half of 4.2 Part 2 hold for every b; 4.2 Part 3 (the sign is
+    that of w_j) holds exactly when e^b > n − 1, the condition b ≳ ln n."""
+    from lib.chapters.softmax_vs_linear.theory import toy_lemmas as tl
+    n = min(v["toy_n0"], 300)
+    b = math.log(n) + v["toy_b_offset"]
+    rows = tl.toy_rows(n, b, seed=v["seed"] % 1000)
+    law = {key: tl.inner_law(rows[key]) for key in (("linear", 0), ("softmax", 0), ("linear", 1), ("softmax", 1))}
+    assert tl.above(law["linear", 0], tl.tau_d0(n, delta)) <= delta
+    assert tl.above(law["softmax", 0], tl.tau_d0(n, delta)) <= delta
+    assert tl.above(law["linear", 1], tl.tau_lin_d1(n, delta)) <= delta
+    assert tl.below(law["softmax", 1], tl.floor_exp_d1(n, b, delta)) <= delta
+    assume(abs(math.exp(b) - (n - 1)) > 1e-6 * n)
+    assert (tl.sign_miss(rows["softmax", 1], rows["j"]) == 0.0) == (math.exp(b) > n - 1)

@@ -294,3 +294,75 @@ def test_train_needle_grid_is_train_needle_per_run():
         one = sl_train.train_needle(kind, 6, lr=lr, **kw)
         for key in ("acc", "loss", "finite"):
             assert np.array_equal(one[key], g[key], equal_nan=True)
+
+
+def _tiny_self_params(**kw) -> dict:
+    """A small self-attention family (every point inside both windows) for the Fig 4 / Fig 5 draw tests."""
+    P = dict(seed=0, reps=60, self_n0=24, self_k0=4, self_m0=6, self_tau0=2.5, self_b_offset=3.0,
+             self_n=[24], self_k=[4], self_b=[9.0], self_m=[2, 4, 8, 16], self_tau=[2.5])
+    return {**P, **kw}
+
+
+def test_fig5_draws_are_independent_of_fig4():
+    """Fig 5 (X_E) counts its own random models: its seeds are disjoint from Fig 4's (X_D), and on the same seeds the
+    two families' counts would coincide point by point inside both windows (the defect this guards against)."""
+    P = _tiny_self_params()
+    seeds = {con: {s + 1000 * j for s in sl_theory.family_seeds(P, con) for j in range(16)} for con in ("self-D", "self-E")}
+    assert not seeds["self-D"] & seeds["self-E"]
+    fig4, fig5 = sl_theory.run_family(P, "self-D", "self", "k"), sl_theory.run_family(P, "self-E", "self", "k")
+    m4, m5 = fig4[3], fig5[3]                       # the m panels
+    assert m4.in_window.all() and m5.in_window.all()
+    assert m4.E.tolist() != m5.E.tolist()           # independent draws: the counts differ somewhere
+    same = sl_mc.run_panel("self-E", "m", P["self_m"], dict(n=24, k=4, m=6, tau=2.5, b_offset=3.0), P["reps"],
+                           sl_theory.family_seeds(P, "self-D")[3])
+    assert same.E.tolist() == m4.E.tolist()         # Fig 4's seeds would reproduce Fig 4's counts
+
+
+def test_inner_law_is_the_brute_force_law():
+    from lib.chapters.softmax_vs_linear.theory import toy_lemmas as tl
+    n = 8
+    rows = tl.toy_rows(n, math.log(n) + 1.0)
+    signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1).T
+    for key in (("linear", 0), ("linear", 1), ("softmax", 1)):
+        f = rows[key]
+        z = signs @ f
+        law = tl.inner_law(f)
+        assert law[1].sum() == pytest.approx(1.0, abs=1e-15)
+        for t in (0.05, 0.2, 0.5):
+            assert tl.above(law, t) == pytest.approx(float(np.mean(np.abs(z) > t)), abs=1e-12)
+            assert tl.below(law, t) == pytest.approx(float(np.mean(np.abs(z) < t)), abs=1e-12)
+        assert tl.sign_miss(f, rows["j"]) == pytest.approx(float(np.mean(np.sign(z) != signs[:, rows["j"]])), abs=1e-12)
+
+
+def test_toy_lemma_parts_hold_and_their_controls_fail():
+    lem = sl_theory.toy_lemma_parts([50, 200, 600], 2.0, 0.25)
+    for key in ("4.1.1", "4.1.2", "4.2.1"):
+        assert lem[key]["ratio"] <= 1.0 < lem[key]["control"], key
+    assert lem["4.2.2"]["ratio"] <= 1.0 and lem["4.2.2"]["margin"] > 0 > lem["4.2.2"]["control_margin"]
+    assert lem["4.2.3"]["miss"] == 0.0 and lem["4.2.3"]["control"] > 0.1
+
+
+def test_toy_lemma_claims_and_a_wrong_part_fails():
+    from lib.core.claims import Claims
+    P = dict(toy_n=[50, 200], toy_n0=200, toy_b_offset=2.0, toy_tau=0.25)
+    lem = sl_theory.toy_lemma_parts([50, 200], 2.0, 0.25)
+    C = Claims("softmax-vs-linear")
+    sl_claims.toy_lemmas(C, P, lem)
+    ids = [i for i in C.claims if i.startswith("lemma4")]
+    assert len(ids) == 5 and all(C.claims[i].verdict == "holds" for i in ids)
+    # a wrong construction: the linear map's row in place of softmax's in Part 3 (sign not decided by w_j)
+    wrong = {**lem, "4.2.3": dict(miss=lem["4.2.3"]["control"], control=lem["4.2.3"]["control"]),
+             "4.1.1": dict(ratio=lem["4.1.1"]["control"], control=lem["4.1.1"]["control"])}
+    C2 = Claims("softmax-vs-linear")
+    sl_claims.toy_lemmas(C2, P, wrong)
+    assert C2.claims["lemma42-part3-sign"].verdict == "does not hold"
+    assert C2.claims["lemma41-part1-linear-D0"].verdict == "does not hold"
+
+
+def test_thm11_linear_X_E_is_labelled_our_analogue():
+    from lib.core.claims import Claims
+    C = Claims("softmax-vs-linear")
+    sl_claims.theorem11(C, dict(self_m0=6, self_tau0=2.5), 20, [], [], 24, 4, math.log(24) + 3)
+    e, d = C.claims["thm11-linear-X_E"], C.claims["thm11-linear-X_D"]
+    assert "our analogue of D.9, D.13, D.17" in e.statement and "omitted" in e.paper
+    assert "analogue" not in d.statement and e.verdict == d.verdict == "holds"

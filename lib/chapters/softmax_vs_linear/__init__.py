@@ -10,7 +10,7 @@ Attention* (2023), reconstructed (the formulas of our copy are lost).
 
 # the paper's names of the claim-id heads the default parsing misnames (the verdict box)
 REFS = {"thm11": "Theorem 1.1", "thm12": "Theorem 1.2", "fig45f": "Fig. 4(f)/5(f)", "factA1": "Fact A.1",
-        "defC": "Definitions C.1/C.4"}
+        "defC": "Definitions C.1/C.4", "lemma41": "Lemma 4.1", "lemma42": "Lemma 4.2"}
 
 # the findings that say the paper is wrong (the errata page); the rest of the findings are our analysis
 _GAP = ("Theorems 1.1–1.2 prove the linear half only for the softmax network with the exponential removed: linear attention "

@@ -30,4 +30,5 @@ from lib.chapters.softmax_vs_linear.claims.theorems import (  # noqa: F401
     theorem11,
     theorem12,
     toy,
+    toy_lemmas,
 )

@@ -3,6 +3,7 @@
 :mod:`.constructions`  the reconstructed datasets D0/D1 and the combined parameters X;
 :mod:`.closed_forms`   scores, firing probabilities, P(E), the τ window, the separation thresholds;
 :mod:`.lemmas`         every part of the lemmas' closed forms against the built networks;
+:mod:`.toy_lemmas`     Lemmas 4.1 and 4.2 (the toy), part by part, as exact probabilities;
 :mod:`.silent`         the theorems' deterministic half, the other readings of D0, the readout-free margins;
 :mod:`.counter`        linear attention with other X (signed, 0/1, floored) and the dynamic range of X_ε;
 :mod:`.montecarlo`     the success event E counted over R random models, the figure panels, their exact theory.
@@ -39,12 +40,15 @@ from lib.chapters.softmax_vs_linear.theory.counter import (  # noqa: F401
     positive_rows,
     signed_needle_row,
 )
+from lib.chapters.softmax_vs_linear.theory.toy_lemmas import lemma_parts as toy_lemma_parts  # noqa: F401
 from lib.chapters.softmax_vs_linear.theory.lemmas import (  # noqa: F401
     closed_form_errors,
 )
 from lib.chapters.softmax_vs_linear.theory.montecarlo import (  # noqa: F401
     estimate_cost,
     run_family,
+    family_seeds,
+    FAMILY_SEED_OFFSET,
     Counts,
     Panel,
     binom_ok,
