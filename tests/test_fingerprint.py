@@ -85,7 +85,7 @@ def test_a_training_step_edit_stales_exactly_its_sweeps(tree):
 
 def _tiny(sw: dict, unit: list[dict]) -> tuple[list[dict], dict]:
     """The unit and recipe shrunk to a few optimiser steps, every code path of the training function kept."""
-    cfg = dict(sw["config"])
+    cfg = MG._config_here(sw)             # a GPU sweep's device is the CPU where no GPU is present
     cfg.update({k: v for k, v in dict(min_steps=3, epochs=0, steps=3, eval_every=2, curve_every=2, eval_batches=2,
                                       curve_batches=2).items() if k in cfg})
     if "recipe" in cfg:
