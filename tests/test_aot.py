@@ -583,3 +583,86 @@ def test_exponent_control_is_the_rivals_own_data_and_a_csv_exponent_follows_the_
     judge = SK.exponent_judge("v2", 3.0)
     assert all(judge(dict(D, trunc=t))[0] for t in SK.TRUNCS.values())
     assert not all(SK.exponent_judge(k2, 3.0)(dict(D, trunc=t))[0] for t in SK.TRUNCS.values())   # k fixed: it would flip
+
+
+# ---- Lemma 1, Theorem 3 and Theorem 2 on adversarial W (theory/limits.py, claims/limits.py) -----------------------
+from lib.chapters.aot_memorization.claims import limits as CL  # noqa: E402
+from lib.chapters.aot_memorization.theory import limits as LM  # noqa: E402
+from lib.core.claims import FAILS, HOLDS, Claims  # noqa: E402
+
+
+def _lemma1_runs(steps=3000):
+    full = aot.full_support_task(5, 2, np.random.default_rng(1))
+    table = LM.lookup_task(5, 2, np.random.default_rng(2))
+    base = LM.centred_norm_probe([full, table], 2, [0.05, 0.2], 2 * steps)
+    return {"base": base, "another start": LM.centred_norm_probe([full, table], 2, [0.05], steps, seed=3)}
+
+
+def test_lemma1_probe_levels_off_under_full_support_and_grows_on_a_table():
+    runs = _lemma1_runs()
+    n = runs["base"]
+    assert LM.last_half_growth(n[0, 0], 3000) < CL.LEMMA1_TAU < 0.05 < LM.last_half_growth(n[1, 0], 3000)
+    # a run of k steps is the prefix of a longer one (no schedule): the steps variants read the same trajectory
+    short = LM.centred_norm_probe([aot.full_support_task(5, 2, np.random.default_rng(1)),
+                                   LM.lookup_task(5, 2, np.random.default_rng(2))], 2, [0.05], 100)
+    assert np.allclose(short[:, 0], n[:, 0, :100], rtol=1e-12, atol=0)
+
+
+def test_lemma1_claim_holds_and_fails_when_the_tasks_are_swapped():
+    runs = _lemma1_runs()
+    C = Claims("t")
+    CL.lemma1(C, runs, 3000, [0.05, 0.2], 0.05)
+    assert C.claims["lemma1"].verdict == HOLDS and not C.claims["lemma1"].control["passed"]
+    swapped = {k: v[::-1] for k, v in runs.items()}          # the look-up table judged as if it were the claim
+    C2 = Claims("t")
+    CL.lemma1(C2, swapped, 3000, [0.05, 0.2], 0.05)
+    assert C2.claims["lemma1"].verdict == FAILS
+
+
+def test_theorem3_gap_has_the_rate_eps_log_and_not_eps():
+    rows = LM.theorem3_gap(6, 2, 2, 2, 8, [1e-2, 1e-4, 1e-8, 1e-12], seed=0)
+    assert all(r["rank"] == 18 and r["fit_err"] < 1e-6 for r in rows)
+    assert all(abs(r["kl_f"] - r["eps"]) < 1e-9 * max(1.0, r["eps"]) for r in rows)   # KL(pi, f_delta) = delta = eps
+    assert LM.rate_spread(rows, LM.eps_log) < 1.5 < 3 < LM.rate_spread(rows, lambda e: e)
+    C = Claims("t")
+    CL.theorem3(C, rows, {"another draw": LM.theorem3_gap(6, 2, 2, 2, 8, [1e-2, 1e-4, 1e-8, 1e-12], seed=1)})
+    assert C.claims["thm3"].verdict == HOLDS and not C.claims["thm3"].control["passed"]
+    # a gap that scales like eps (a wrong construction that fits the tail too) fails the claim
+    flat = [dict(r, kl_aot=5 * r["eps"]) for r in rows]
+    C2 = Claims("t")
+    CL.theorem3(C2, flat, {})
+    assert C2.claims["thm3"].verdict == FAILS
+
+
+def test_theorem2_terms_reproduce_theorem2_check_on_the_same_draws():
+    r = aot.theorem2_check(10, 150, 50, 0.1, np.random.default_rng(8))
+    g = np.random.default_rng(8)
+    tab, P = aot.noisy_table(10, 50, 0.1, g)
+    W = aot.unit_rows(10, 150, g)
+    t = LM.theorem2_terms(W @ W.T, tab, P)
+    assert t["C"] == r["C_emp"] and abs(t["kl_f"] - r["kl_f"]) < 1e-12 and abs(t["bound"] - r["bound"]) < 1e-12
+    assert abs(t["bound_c0"] - r["bound_c0"]) < 1e-12
+
+
+@pytest.mark.parametrize("c", [0.0, 0.3, 0.49, 0.4999])
+def test_block_gram_is_a_gram_matrix_with_distortion_c(c):
+    for shrink in (True, False):
+        G, v = LM.block_gram(12, c, shrink)
+        assert abs(np.abs(G - np.eye(12)).max() - c) < 1e-15
+        assert np.linalg.eigvalsh(G).min() >= -1e-12
+
+
+def test_adversarial_w_needs_the_factor_and_the_claim_fails_on_a_violated_bound():
+    rows = []
+    for c in (0.3, 0.49, 0.499):
+        G, v = LM.block_gram(12, c)
+        rows.append(LM.theorem2_terms(G, *LM.adversarial_table(12, 60, 0.1, v, np.random.default_rng(3))))
+    assert all(r["kl_f"] <= r["bound"] for r in rows)
+    assert rows[-1]["kl_f"] > rows[-1]["bound_nofactor"]                # the factor 1/(1 - 2C) is needed
+    assert CL.kl_times_gap(rows).min() > 0.1                            # KL(f) grows like 1/(1 - 2C)
+    C = Claims("t")
+    CL.theorem2_adversarial(C, rows, {})
+    assert C.claims["thm2-bound-adversarial"].verdict == HOLDS
+    C2 = Claims("t")
+    CL.theorem2_adversarial(C2, [dict(r, bound=0.5 * r["kl_f"]) for r in rows], {})
+    assert C2.claims["thm2-bound-adversarial"].verdict == FAILS

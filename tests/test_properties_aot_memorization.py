@@ -11,7 +11,9 @@ The checks are the notebook's (cells 18, 25, 29, 45) and the claims they feed (c
 lemma2-rank (rank = min(T0, Hd) in every draw and on the subset with H(d−1)+1 < T0 < Hd; control: the rival count
 min(T0, H(d−1)+1) must fail), cor1-exact and cor1-long-context (rank F = T0, accuracy 1, logits within 1e-3;
 controls one head short must fail), cor1-dh-gt-d (rank = min(T0, H min(d_h, d) + d) < H d_h + d), thm2-bound (C_emp
-< 1/2 and KL(f) ≤ bound; control: the bound with C = 0 must fail) and thm2-jl-vacuous.
+< 1/2 and KL(f) ≤ bound; control: the bound with C = 0 must fail) and thm2-jl-vacuous; thm2-bound-adversarial's
+inequality on the block Gram family of theory/limits.py for any C < 1/2 (N, T, eta, C, noise placement drawn; no spec
+parameter: the page fixes them).
 
 Where the spec admits a draw for which a claim or its control cannot hold, the main tests stay on the side that
 works and the defect is a test of its own (``xfail(strict=True)`` with an ``@example``):
@@ -205,6 +207,17 @@ def test_lemma2_holds_up_to_the_maximum_number_of_draws(v):
 def test_theorem2_bound_holds_and_the_c0_control_fails(v):
     ok, control, jl = thm2_claims(v)
     assert ok and jl and not control
+
+
+@settings(max_examples=25)
+@given(N=st.integers(4, 30), T=st.integers(20, 120), eta=st.floats(0.01, 0.6), c=st.floats(0.0, 0.4999),
+       noise=st.sampled_from(["across", "one", "dirichlet"]), shrink=st.booleans(), seed=st.integers(0, 2**31 - 1))
+def test_theorem2_bound_holds_on_adversarial_w_up_to_c_one_half(N, T, eta, c, noise, shrink, seed):
+    """Claim thm2-bound-adversarial (theory/limits.py): any C < 1/2 of the block Gram family, any noise placement."""
+    from lib.chapters.aot_memorization.theory import limits as LM
+    G, v = LM.block_gram(N, c, shrink)
+    r = LM.theorem2_terms(G, *LM.adversarial_table(N, T, eta, v, rng_of(seed)(19), noise))
+    assert r["C"] <= c + 1e-15 and r["kl_f"] <= r["bound"] * (1 + 1e-9)
 
 
 # ---------------------------------------------------------------------------------------------

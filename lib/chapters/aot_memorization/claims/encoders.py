@@ -1,4 +1,5 @@
-"""The claims on sequence encoders (Props. 1-3), Theorem 2, Lemma 4 (Theorem 3 and Lemma 1: not checkable), and the
+"""The claims on sequence encoders (Props. 1-3), Theorem 2, Lemma 4 (Lemma 1, Theorem 3 and Theorem 2 on adversarial W
+are in :mod:`~.limits`), and the
 skip connection read through Cabannes et al.'s associative memories, on the constructions of
 :mod:`~lib.chapters.aot_memorization.theory`. Each function records its claims and prints their verdict lines;
 the page computes the constructions and passes them in."""
@@ -105,19 +106,13 @@ def theorem2(C: Claims, t2: list[dict], grid: list[dict], rng) -> None:
 
 @prints_verdicts
 def lemma4(C: Claims, ratio: np.ndarray, deltas: list, lim: float) -> None:
-    """Lemma 4's rate (``ratio``: range / log(1/delta) at ``deltas``, limit ``lim``); Theorem 3 and Lemma 1 not run."""
+    """Lemma 4's rate (``ratio``: range / log(1/delta) at ``deltas``, limit ``lim``)."""
     lemma4_ok = lambda q: bool(q.max() / q.min() < 1.25 and abs(q[-1] / lim - 1) < 0.02)
     ratio_sq = ratio / np.log(1 / np.array(deltas))          # the rival rate: range = O(log^2 1/delta)
     C.check("lemma4", "Lemma 4: polynomial approximation keeps the logit range O(log 1/delta) (circle encoder, N = 50)",
             paper="O(log 1/delta)", ours=f"range/log(1/delta) from {ratio[0]:.0f} to {ratio[-1]:.0f}", ok=lemma4_ok(ratio),
             criterion="ratio varies < 25% over 30 decades and is within 2% of 2/(1 - cos 2pi/N)", stable=False,
             kind=THEOREM, control=("the rival rate log^2(1/delta)", lemma4_ok(ratio_sq), f"varies x{ratio_sq.max() / ratio_sq.min():.0f}"))
-    C.not_run("thm3", "Theorem 3: d_KL(pi, T*) <= d_KL(pi, M) + O(eps log 1/eps) without Assumption 2",
-              paper="O(eps log 1/eps)", reason="asymptotic with unspecified constants: no finite check exists; Lemma 4's rate is checked instead",
-              kind=THEOREM)
-    C.not_run("lemma1", "Lemma 1: under Assumption 2 the infimum d_KL(pi, L(N,S,d)) is attained", paper="an optimal f_{W,E} exists",
-              reason="a non-constructive existence (compactness after centring); the L-BFGS optimum used above is a finite "
-              "stationary point, consistent with it but not a test; Prop. 3 shows it fails without Assumption 2", kind=THEOREM)
 
 
 @prints_verdicts
