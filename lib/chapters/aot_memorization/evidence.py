@@ -27,6 +27,9 @@ Costs are measured CPU-seconds per model, one torch thread on the project's 2-co
   H = 1, 6, ..., 31, 16384 steps of batch 1024, one seed: the official AoT, the official MLP Transformer (one head,
   a GELU MLP of width 2d(H - 1), the same parameter count 4d^2 H + d(2N + 1); its learning rate decays to 1e-4, so
   a sweep of its own) and the eq. (2) AoT; 75, 222 and 94 CPU-s per model.
+* ``v1-short``: the same grid and model with the schedule of the code in the commit that first added v1's CSVs
+  (2024-08-27): a single pass over 5000 batches of 1024 at a constant 1e-3, half of the 10k steps v1 states; the
+  shorter-run hypothesis for the CSV's lower accuracies; 24 CPU-s per model.
 * ``v1``: v1's protocol for Fig. 1a (arXiv v1, the official repository at commit 3c9981c): Adam at a constant 1e-3,
   10 epochs of a fixed set of 1000 batches of 1024, on the official (v2) model (v1's code also compressed at
   d = d_h, which v2 drops: the sweep isolates v1's recipe), one seed; 47 CPU-s per model.
@@ -55,6 +58,7 @@ B1 = asdict(AT.Recipe(batch=1024, batches_per_epoch=64, epochs=64))
 AOT5 = asdict(AT.Recipe(batch=1024, batches_per_epoch=256, epochs=64))
 MLP5 = asdict(AT.Recipe(batch=1024, batches_per_epoch=256, epochs=64, lr_end=1e-4))
 V1 = asdict(AT.Recipe(batch=1024, batches_per_epoch=1000, epochs=10, lr=1e-3, lr_end=1e-3))
+V1_SHORT = asdict(AT.Recipe(batch=1024, batches_per_epoch=5000, epochs=1, lr=1e-3, lr_end=1e-3))
 TOL = {"running_acc": 0.03, "table_acc": 0.03}
 
 GRIDS = {                                           # (N, [(d, d_h, H)]) of each experiment
@@ -133,6 +137,10 @@ SWEEPS = {
     "v1": sweep(points("exp1"), BY_D, V1, 47.0, 1.2, ["v1-protocol", "v1-exponent", "v1-cubic", "v1-above-bound"],
                 "v1's protocol for Exp. 1 / Fig. 1a: N = 50, d = d_h = 3..13, H = 1..31 step 5, Adam at a constant "
                 "1e-3, 10 epochs of 1000 batches of 1024 (10k steps), 1 seed, official (v2) model", PAPER_V1),
+    "v1-short": sweep(points("exp1"), BY_D, V1_SHORT, 24.0, 0.7, ["v1-short-run"],
+                      "v1's grid for Exp. 1 / Fig. 1a with the model code of the commit that added v1's CSVs (one pass "
+                      "over 5000 batches of 1024 at a constant 1e-3: half of v1's stated 10k steps), 1 seed, official "
+                      "(v2) model", PAPER_V1),
 }
 
 
