@@ -666,3 +666,55 @@ def test_adversarial_w_needs_the_factor_and_the_claim_fails_on_a_violated_bound(
     C2 = Claims("t")
     CL.theorem2_adversarial(C2, [dict(r, bound=0.5 * r["kl_f"]) for r in rows], {})
     assert C2.claims["thm2-bound-adversarial"].verdict == FAILS
+
+
+def test_v1_short_run_judged_like_v1_protocol_with_the_full_run_as_control():
+    """v1-short-run: not run (with its command) while its sweep is partial; fed v1's own CSV it holds and its control
+    (a full-length run far from the CSV) fails; fed the full-length run itself it fails. Same criterion as v1-protocol."""
+    from lib.book.evidence import Evidence
+    from lib.core import claims
+    P = aot.PAPER
+    def v1(p):
+        y, i = P["exp1_v1"][p["d"]], (p["H"] - 1) // 5
+        a = y[i] if i < len(y) else min(1.0, 2 * y[-1] - y[-2])
+        return a, a
+    csv, far = _csv_evidence("v1-short", v1), _csv_evidence("v1", lambda p: (min(1.0, v1(p)[0] + 0.1),) * 2)
+    C = claims.Claims("aot-memorization", "test")
+    part = Evidence("aot-memorization", "v1-short", points=csv.points[:5], manifest={"sessions": [{"date": "2000-01-01"}]}, total=77)
+    CV1.short_run(C, {"v1-short": part, "v1": far})
+    r = C.records()[-1]
+    assert r["verdict"] == claims.NOT_RUN and "5 of 77" in r["criterion"] and "python -m lib evidence" in r["criterion"]
+    C = claims.Claims("aot-memorization", "test")
+    CV1.short_run(C, {"v1-short": csv, "v1": far})
+    r = C.claims["v1-short-run"]
+    assert r.verdict == claims.HOLDS and r.control["passed"] is False
+    C = claims.Claims("aot-memorization", "test")
+    CV1.short_run(C, {"v1-short": _csv_evidence("v1-short", lambda p: (min(1.0, v1(p)[0] + 0.1),) * 2), "v1": csv})
+    assert C.claims["v1-short-run"].verdict != claims.HOLDS
+    assert CV1.v1_fit(csv.points) and not CV1.v1_fit(far.points) and CV1.v1_fit(far.points, tol=0.11)
+
+
+def test_depth_linear_tells_a_line_from_sqrt_h():
+    """Fig. 8's shape: Exp. 1's line-vs-rival test holds on a line in H (control sqrt(H) fails) and fails on a sqrt(H)
+    curve; the v2 depth CSVs go through the same test."""
+    from lib.core import claims
+    Rd = AT.Recipe(batch=128, batches_per_epoch=64, epochs=16, lr=0.01, lr_end=0.0005)
+    P = dict(train_N=20, reps=2, depth_L=3)
+    Hs = CD.line_heads([1, 3])
+    assert len(Hs) >= 4
+    def judged(f, one_layer_line: bool = True):
+        recs = [dict(d=6, H=H, L=3, rep=r, running_acc=f(H) + 0.002 * (-1) ** r, table_acc=f(H)) for H in Hs for r in (0, 1)]
+        C = claims.Claims("aot-memorization", "test")
+        C.check("exp1-linear", "the one-layer line at this preset", paper="linear", ours="-", ok=one_layer_line,
+                kind=claims.EXPERIMENT)
+        CD.shape(C, P, recs, Hs, 6, Rd)
+        return C
+    for f, want in ((lambda H: 0.2 + 0.08 * H, claims.HOLDS), (lambda H: 0.1 + 0.3 * math.sqrt(H), claims.FAILS)):
+        C = judged(f)
+        assert C.claims["appB2-depth-linear"].verdict == want
+        if want == claims.HOLDS:
+            assert C.claims["appB2-depth-linear"].control["passed"] is False
+    assert "appB2-depth-linear-csv" in C.claims
+    # where the one-layer model fails the same test, the scale cannot judge depth: not run, saying why
+    c = judged(lambda H: 0.1 + 0.3 * math.sqrt(H), one_layer_line=False).claims["appB2-depth-linear"]
+    assert c.verdict == claims.NOT_RUN and "one-layer model" in c.criterion, c
