@@ -224,14 +224,17 @@ def lemma4_ratio(N: int, deltas) -> np.ndarray:
     """Lemma 4 on Prop. 3's circle encoder for a look-up table: choose lambda(delta) so that
     |log(pi/softmax)| = delta exactly (Definition 2 with c = 1, alpha = 1); return the logit range
     max f - min f = lambda (1 - min_j cos(2 pi j / N)) divided by log(1/delta)."""
-    out = []
     spread = 1 - np.cos(2 * np.pi * np.arange(N) / N).min()
-    for dl in deltas:
-        lo, hi = 0.0, 1.0
-        while prop3_kl(N, hi) > dl:
-            hi *= 2
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if prop3_kl(N, mid) > dl else (lo, mid)
-        out.append(0.5 * (lo + hi) * spread / math.log(1 / dl))
-    return np.array(out)
+    return np.array([lambda_for_delta(N, dl) * spread / math.log(1 / dl) for dl in deltas])
+
+
+def lambda_for_delta(N: int, delta: float) -> float:
+    """Prop. 3's scale lambda with -log softmax(f_lambda)_g = delta exactly (Definition 2 with c = alpha = 1), by
+    bisection on :func:`prop3_kl` (decreasing in lambda)."""
+    lo, hi = 0.0, 1.0
+    while prop3_kl(N, hi) > delta:
+        hi *= 2
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if prop3_kl(N, mid) > delta else (lo, mid)
+    return 0.5 * (lo + hi)

@@ -18,7 +18,7 @@ import numpy as np
 
 from lib.chapters.aot_memorization.theory.construction import all_sequences, construct
 from lib.chapters.aot_memorization.theory.encoders import (
-    circle, d_kl, entropy, entropy_matched_logits, prop3_kl)
+    circle, d_kl, entropy, entropy_matched_logits, lambda_for_delta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -74,17 +74,6 @@ def last_half_growth(norms: np.ndarray, steps: int | None = None) -> float:
 # ---------------------------------------------------------------------------------------------
 # Theorem 3: the KL gap of the AoT built on Prop. 3's encoder f_delta, delta = eps
 # ---------------------------------------------------------------------------------------------
-def lambda_for_delta(N: int, delta: float) -> float:
-    """Prop. 3's scale lambda with -log softmax(f_lambda)_g = delta exactly (Definition 2 with c = alpha = 1)."""
-    lo, hi = 0.0, 1.0
-    while prop3_kl(N, hi) > delta:
-        hi *= 2
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if prop3_kl(N, mid) > delta else (lo, mid)
-    return 0.5 * (lo + hi)
-
-
 def theorem3_gap(N: int, S: int, d: int, d_h: int, H: int, epss, seed: int) -> list[dict]:
     """For each eps: a random look-up table (fixed by ``seed``), a prior with mass 1 - eps spread evenly on
     T_eps = H d_h + d random sequences and eps on the rest, Prop. 3's circle encoder f = lambda(eps) W E
