@@ -2,7 +2,7 @@
 import pytest
 
 from lib.core.claims import (EXPERIMENT, FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, SANITY, THEOREM, Claims, Control,
-                             Scale, to_html)
+                             Scale, summary_html, to_html)
 
 
 def test_verdicts():
@@ -142,3 +142,19 @@ def test_one_row_per_statement_with_the_paper_scale_as_a_column():
     assert "data-verdict='holds does not hold'" in html
     only_book = to_html([r for r in C.records() if not r["id"].endswith("paper-scale")])
     assert "at the paper's scale" not in only_book
+
+
+def test_summary_rows_link_to_the_chapter_and_fold_the_statement():
+    """The results page's table: one compact row per statement (a paper-scale twin in the same row), the id linked
+    to the chapter's row, the statement folded behind its first words, the same data attributes as the chapter's."""
+    C = Claims("ch")
+    long = "a statement of the paper made checkable, long enough that the summary cuts it before the end"
+    C.check("fig1-a", long, paper=1, ours=1, ok=True, kind=EXPERIMENT, control=("c", False), variants=[("v", True)])
+    C.check("fig1-a-paper-scale", "big", paper=1, ours=2, ok=False, kind=EXPERIMENT, control=("c", False),
+            variants=[("v", False)])
+    recs = [dict(r, chapter="ch") for r in C.records()]
+    html = summary_html(recs)
+    assert html.count("<tr id=") == 1 and "id='row-ch-fig1-a'" in html
+    assert "href='ch.html#row-fig1-a'" in html and "data-verdict='holds does not hold'" in html
+    summary = html.split("<summary>", 1)[1].split("</summary>", 1)[0]
+    assert summary.endswith("…") and len(summary) < len(long) and long in html

@@ -12,7 +12,7 @@ from lib.book import verdicts
 from lib.book.fingerprint import BOOK, ROOT, executed_meta, lib_modules
 from lib.core import params as _params
 from lib.core.claims import (EVIDENCE, FAILS, FRAGILE, HOLDS, JUDGED, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED,
-                             from_notebook, to_html)
+                             MARK, from_notebook, summary_html)
 
 
 def toc_chapters() -> list[str]:
@@ -71,16 +71,23 @@ def results_page(chapters: list[str] | None = None) -> str:
              "threshold, each seed alone, the paper's own rule, a tuned grid extended past its edge); a claim whose "
              "outcome flips under any of them is **fragile**, and names the choice that flips it. A claim that does "
              "not hold is listed as such; the chapter explains why.", "",
-             "| chapter | preset | claims | " + " | ".join(kinds) + " | " + " | ".join(verdicts) + " |",
-             "|---|---|---|" + "---|" * (len(kinds) + len(verdicts))]
+             ""]
+    kinds = [k for k in kinds if k != UNCLASSIFIED or any(r.get("kind", UNCLASSIFIED) == k for r in records)]
+    presets = sorted({r["preset"] for r in records})
+    lines += [f"Every chapter below ran at the preset `{presets[0]}`." if len(presets) == 1 else
+              "The chapters ran at the presets " + ", ".join(f"`{p}`" for p in presets) + ".", "",
+              "Columns: the claims, by kind (" + "; ".join(f"{k[:4]}: {k}" for k in kinds) + "), then by verdict (" +
+              "; ".join(f"{MARK[v]} {v}" for v in verdicts) + ").", "",
+              "| chapter | claims | " + " | ".join(k[:4] for k in kinds) + " | " + " | ".join(MARK[v] for v in verdicts)
+              + " |",
+              "|---|---|" + "---|" * (len(kinds) + len(verdicts))]
     for c in chapters:
         rs = [r for r in records if r["chapter"] == c]
         if not rs:
             continue
         nk = [sum(r.get("kind", UNCLASSIFIED) == k for r in rs) for k in kinds]
         nv = [sum(r["verdict"] == v for r in rs) for v in verdicts]
-        title = _params.load(c).title
-        lines.append(f"| [{title}]({c}.ipynb) | {rs[0]['preset']} | {len(rs)} | " +
+        lines.append(f"| [{c}]({c}.ipynb) | {len(rs)} | " +
                      " | ".join(map(str, nk)) + " | " + " | ".join(map(str, nv)) + " |")
     ev = [r for r in records if r.get("kind") in EVIDENCE]
     no_ctl = sum(1 for r in ev if not r.get("control") and r["verdict"] != NOT_RUN)
@@ -96,7 +103,7 @@ def results_page(chapters: list[str] | None = None) -> str:
         lines.append("")
     lines += ["## All claims", "", "```{raw} html",
               _FILTER.replace("CHAPTER_OPTIONS", "".join(f"<option>{c}</option>" for c in chapters)),
-              to_html(records, with_chapter=True), "```", ""]
+              summary_html(records), "```", ""]
     return "\n".join(lines)
 
 

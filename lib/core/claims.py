@@ -379,6 +379,34 @@ def _row(r: dict[str, Any], twin: dict[str, Any] | None, with_chapter: bool, sca
             f"{_details_html(r)}{more}</td><td>{e(r['paper'])}</td><td>{e(r['ours']) if book else '—'}</td></tr>")
 
 
+def _summary_row(r: dict[str, Any], twin: dict[str, Any] | None) -> str:
+    """One statement's row of the results page: the verdict(s), the chapter, the id linked to the chapter's row,
+    and the statement folded behind its first words (paper, ours, criterion, control and variants inside)."""
+    e, kind = html.escape, r.get("kind", UNCLASSIFIED)
+    label = lambda x: "<span style='color:{1};font-weight:600;white-space:nowrap'>{0}</span>".format(*_BADGE[x["verdict"]])  # noqa: E731
+    verdict = label(r) + (f"<br><small>paper scale:</small> {label(twin)}" if twin else "")
+    words = r["statement"] if len(r["statement"]) <= 64 else r["statement"][:r["statement"].rfind(" ", 0, 62)] + " …"
+    body = (f"{e(r['statement'])}<br><b>paper</b>: {e(r['paper'])}<br><b>ours</b>: {e(r['ours'])}"
+            + (f"<br><b>at the paper's scale</b> (<code>{e(twin['id'])}</code>): {e(twin['ours'])}" if twin else "")
+            + _details_html(r))
+    ch = r.get("chapter", "")
+    return (f"<tr id='row-{e(ch)}-{e(r['id'])}' data-kind='{e(kind)}' data-verdict='{e(' '.join(x['verdict'] for x in (r, twin) if x))}' "
+            f"data-chapter='{e(ch)}'><td>{verdict}</td><td>{e(ch)}</td><td><a href='{e(ch)}.html#row-{e(r['id'])}'>"
+            f"<code>{e(r['id'])}</code></a> <small>({e(kind)})</small> <details><summary>{e(words)}</summary>{body}"
+            "</details></td></tr>")
+
+
+def summary_html(records: list[dict[str, Any]]) -> str:
+    """The results page's table: one compact row per statement of every chapter (:func:`_summary_row`), the same
+    row ids and data attributes as :func:`to_html` so that one filter serves both."""
+    twins = _twins(records)
+    shown = {(t.get("chapter", ""), t["id"]) for t in twins.values()}
+    rows = [_summary_row(r, twins.get(r["id"] + "@" + r.get("chapter", ""))) for r in records
+            if (r.get("chapter", ""), r["id"]) not in shown]
+    return ("<table class='table claims-table claims-summary'><thead><tr><th>verdict</th><th>chapter</th><th>claim"
+            f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
     """Render claim records as an HTML table (used in chapters and on the results page): one row per statement,
     verdict first (when some statement is also judged at the paper's scale, from stored evidence, that verdict
