@@ -6,7 +6,9 @@ profile: derandomized (the same examples on every run, so CI is deterministic), 
 ``HYPOTHESIS_PROFILE=explore`` to draw fresh, more numerous examples when hunting for counterexamples.
 """
 import os
+import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # the strategies draw a spec's records and keep those its constraints accept: rejections are by design, and on a
@@ -16,3 +18,11 @@ settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25
 settings.register_profile("explore", deadline=None, max_examples=300,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every matplotlib figure a test opened (claims that draw figures would otherwise accumulate them)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

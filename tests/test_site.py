@@ -100,8 +100,9 @@ def stray_tex(dom: str) -> list[str]:
     return [m.group(0) for m in re.finditer(r".{0,30}(\$|\\[A-Za-z]+).{0,30}", text)]
 
 
-def measure(page: Path, width: int, height: int) -> dict[str, int]:
-    """Horizontal overflow (px) and clipped display equations of ``page`` at ``width``×``height``."""
+def measured_dom(page: Path, width: int, height: int) -> tuple[str, dict[str, int]]:
+    """The DOM of ``page`` rendered at ``width``×``height`` (as :func:`_render`) and its horizontal overflow (px)
+    and clipped display equations, from one render."""
     copy = page.with_name(page.stem + "-measured.html")
     copy.write_text(page.read_text().replace("</body>", MEASURE + "</body>", 1))
     try:
@@ -110,7 +111,12 @@ def measure(page: Path, width: int, height: int) -> dict[str, int]:
         copy.unlink()
     m = re.search(r'id="atr-measure" data-overflow="(-?\d+)" data-clipped="(\d+)" data-unscrollable="(\d+)"', dom)
     assert m, "the measuring script did not run"
-    return {"overflow": int(m.group(1)), "clipped": int(m.group(2)), "unscrollable": int(m.group(3))}
+    return dom, {"overflow": int(m.group(1)), "clipped": int(m.group(2)), "unscrollable": int(m.group(3))}
+
+
+def measure(page: Path, width: int, height: int) -> dict[str, int]:
+    """Horizontal overflow (px) and clipped display equations of ``page`` at ``width``×``height``."""
+    return measured_dom(page, width, height)[1]
 
 
 def _inject(page: Path, name: str, snippet: str) -> Path:
@@ -121,15 +127,20 @@ def _inject(page: Path, name: str, snippet: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def rendered(site):
-    pages = sorted((site / "book").glob("*.html"))
-    return _render(pages)
+def at_1280(site):
+    """Every page rendered once at 1280×900: its DOM and its measurements."""
+    return {p: measured_dom(p, 1280, 900) for p in sorted((site / "book").glob("*.html"))}
 
 
 @pytest.fixture(scope="module")
-def measured(site):
-    pages = sorted((site / "book").glob("*.html"))
-    return {(p.name, w): measure(p, w, h) for p in pages for w, h in ((1280, 900), (390, 844))}
+def rendered(at_1280):
+    return {p: dom for p, (dom, _) in at_1280.items()}
+
+
+@pytest.fixture(scope="module")
+def measured(at_1280):
+    return {**{(p.name, 1280): m for p, (_, m) in at_1280.items()},
+            **{(p.name, 390): measure(p, 390, 844) for p in at_1280}}
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed")
