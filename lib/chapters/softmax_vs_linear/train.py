@@ -1,8 +1,10 @@
 """Softmax vs linear attention, the train role: the learned comparison on a needle task (beyond the paper), one
-batched family of one-layer attention classifiers per (map, n, learning rate).
+batched family of one-layer attention classifiers per (map, n, learning rate), every (map, learning rate) of one n
+trained as one stack.
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from typing import Sequence
@@ -45,56 +47,99 @@ def train_needle(kind: str, n: int, *, seeds: int, steps: int, batch: int, lr: f
                              test=test, seed=seed, select=select, device=device)[0]
 
 
+def contract(params: Sequence[Tensor]) -> tuple[Tensor, Tensor]:
+    """The single learned query's head as two vectors per model: ``a = W_K (q W_Q)^T`` and ``v = W_V r``
+    (``[..., K, 1]``; leading dims: the families and the models). With ``S = (q W_Q)(X W_K)^T`` and ``o = φ(S) X W_V``
+    (:mod:`lib.core.attention`, one head), the scores are ``S = X a`` and the logit ``<r, o> + β = φ(S)(X v) + β``:
+    the same function, with the product of ``X`` by two columns in place of its products by ``W_K`` and ``W_V``."""
+    WQ, WK, WV, q, r, _ = params
+    a = WK[..., 0, 0, :, :] @ (q[..., 0, :, :] @ WQ[..., 0, 0, :, :]).transpose(-1, -2)
+    return a, WV[..., 0, 0, :, :] @ r[..., 0, :, :]
+
+
+def logits_core(params: Sequence[Tensor], kind: str, x: Tensor) -> Tensor:
+    """One family's logits through :func:`lib.core.attention.attention` (``x [G, B, n, K]`` → ``[G, B]``): the
+    reference that :func:`logits_stack` computes with fewer operations (tests/test_softlin.py checks they agree)."""
+    WQ, WK, WV, q, r, beta = params
+    G, K = x.shape[0], x.shape[-1]
+    o = att.attention(q.expand(G, x.shape[1], 1, K), x, WQ, WK, WV, None, score_map=kind)
+    return (o @ r).squeeze(-1).squeeze(-1) + beta
+
+
+def logits_stack(params: Sequence[Tensor], kinds: Sequence[str], x: Tensor) -> Tensor:
+    """The logits of F families on the same batch ``x [G, B, n, K]``, as ``[G, F, B]``. ``params``: the six parameter
+    tensors with a leading family dim F (family f, model g has the shapes of :func:`logits_core`'s models). One
+    product of ``x`` by the 2F contracted columns (:func:`contract`), then each run of families with the same score
+    map normalised at once (``att.normalize``)."""
+    G, B, n, K = x.shape
+    F = len(kinds)
+    a, v = contract(params)                                                    # [F, G, K, 1] each
+    Wc = torch.cat([a, v], 0)[..., 0].transpose(0, 1)                          # [G, 2F, K]
+    Z = (Wc @ x.reshape(G, B * n, K).transpose(-1, -2)).reshape(G, 2 * F, B, n)
+    S, Vx = Z.split(F, dim=1)                                                  # [G, F, B, n] each
+    runs = [(kind, len(list(grp))) for kind, grp in itertools.groupby(kinds)]
+    A = torch.cat([att.normalize(s_, kind) for s_, (kind, _) in zip(S.split([c for _, c in runs], dim=1), runs, strict=True)], 1)
+    return (A * Vx).sum(-1) + params[5].transpose(0, 1)                         # beta [F, G, 1] -> [G, F, 1]
+
+
+def adam_step(params: Sequence[Tensor], state: dict, lr: Tensor, step: int, frozen: int | None = None,
+              betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+    """One Adam step (torch.optim.Adam's update, no weight decay) on stacked parameters with a learning rate per
+    family (``lr [F]``); a non-finite gradient entry counts as 0. ``frozen``: the index of a parameter that stays
+    fixed (W_Q = 0 of the model that cannot select)."""
+    b1, b2 = betas
+    bc1, bc2 = 1 - b1 ** step, (1 - b2 ** step) ** 0.5
+    for i, p in enumerate(params):
+        if i == frozen or p.grad is None:
+            continue
+        g = p.grad.nan_to_num_(0.0, 0.0, 0.0)     # a diverged model (non-finite) stays diverged; it must not poison the rest
+        m, v = state.setdefault(i, (torch.zeros_like(p), torch.zeros_like(p)))
+        m.lerp_(g, 1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        with torch.no_grad():
+            p.sub_(lr.reshape(-1, *[1] * (p.dim() - 1)) / bc1 * m / (v.sqrt() / bc2 + eps))
+
+
 def train_needle_grid(runs: Sequence[tuple[str, float]], n: int, *, seeds: int, steps: int, batch: int, K: int = 8,
                       d_k: int = 8, sigma: float = 0.1, test: int = 1000, seed: int = 0, select: bool = True,
                       device: torch.device | str = "cpu") -> list[dict[str, np.ndarray]]:
-    """:func:`train_needle` for every ``(kind, lr)`` of ``runs``, with the same ``seed``: every family starts from the
-    same initialisation and sees the same data stream, so each batch (and the test set) is drawn once and fed to
-    every family in turn. Each family's result is the one ``train_needle(kind, n, lr=lr, ...)`` returns (the same
-    operations on the same tensors); sharing the data only saves drawing it once per family."""
+    """:func:`train_needle` for every ``(kind, lr)`` of ``runs``, trained together: every family starts from the same
+    initialisation and sees the same data stream (each batch, and the test set, is drawn once). The parameters of
+    all families are stacked on a leading family dim, the forward pass of all of them is one product of the batch by
+    their contracted heads (:func:`logits_stack`), and Adam steps them with a learning rate per family. The loss of a
+    family depends on its own parameters only, so the summed loss gives each family its own gradient: each result is
+    the one ``train_needle(kind, n, lr=lr, ...)`` returns."""
     dt = torch.float32
     gen = torch.Generator().manual_seed(seed)
-    G = seeds
+    G, F = seeds, len(runs)
     W = att.init_weights(1, K, d_k, K, family=(G, 1), generator=gen, dtype=dt)
     q = torch.randn(G, 1, 1, K, generator=gen, dtype=dt)
     r = torch.randn(G, 1, K, 1, generator=gen, dtype=dt) / K ** 0.5
     beta = torch.zeros(G, 1, dtype=dt)
-    init = [W["W_Q"], W["W_K"], W["W_V"], q, r, beta]
-    fams = []
-    for kind, lr in runs:
-        params = [p.detach().clone().to(device).requires_grad_(True) for p in init]
-        if not select:
-            params[0].data.zero_()
-        opt = torch.optim.Adam(params if select else params[1:], lr=lr)
-        fams.append({"kind": kind, "params": params, "opt": opt, "loss": torch.zeros(G)})
-
-    def logits(f: dict, x: Tensor) -> Tensor:
-        WQ, WK, WV, q, r, beta = f["params"]
-        o = att.attention(q.expand(G, x.shape[1], 1, K), x, WQ, WK, WV, None, score_map=f["kind"])
-        return (o @ r).squeeze(-1).squeeze(-1) + beta
-
-    for _ in range(steps):
+    params = [p.expand(F, *p.shape).clone().to(device).requires_grad_(True) for p in (W["W_Q"], W["W_K"], W["W_V"], q, r, beta)]
+    if not select:
+        params[0].data.zero_()
+    kinds = [kind for kind, _ in runs]
+    lr = torch.tensor([lr for _, lr in runs], dtype=dt, device=device)
+    state: dict = {}
+    loss = torch.zeros(G, F)
+    for step in range(1, steps + 1):
         x, y = needle_batch(G, batch, n, K, sigma, gen, dt)
         x, y = x.to(device), y.to(device)
-        for f in fams:
-            f["loss"] = loss = torch.nn.functional.binary_cross_entropy_with_logits(logits(f, x), y, reduction="none").mean(1)
-            f["opt"].zero_grad()
-            loss.nan_to_num(0.0).sum().backward()
-            for p in f["params"]:     # a diverged model (non-finite) stays diverged; it must not poison the rest
-                if p.grad is not None:
-                    p.grad.nan_to_num_(0.0, 0.0, 0.0)
-            f["opt"].step()
-    out = []
+        z = logits_stack(params, kinds, x)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(z, y.unsqueeze(1).expand_as(z), reduction="none").mean(-1)
+        for p in params:
+            p.grad = None
+        loss.nan_to_num(0.0).sum().backward()
+        adam_step(params, state, lr, step, frozen=None if select else 0)
     with torch.no_grad():
         x, y = needle_batch(G, test, n, K, sigma, gen, dt)
-        x = x.to(device)
-        for f in fams:
-            z = logits(f, x).cpu()
-            acc = ((z > 0).to(dt) == y).to(dt).mean(1)
-            finite = torch.stack([torch.isfinite(p.detach().cpu()).reshape(G, -1).all(1) for p in f["params"]]).all(0)
-            out.append({"acc": acc.numpy().astype(float), "loss": f["loss"].detach().cpu().numpy().astype(float),
-                        "finite": finite.numpy()})
-    return out
+        z = torch.cat([logits_stack(params, kinds, xc.to(device)).cpu() for xc in x.split(250, dim=1)], -1)   # [G, F, test]
+        acc = ((z > 0).to(dt) == y.unsqueeze(1)).to(dt).mean(-1)
+        finite = torch.stack([torch.isfinite(p.detach().cpu()).reshape(F, G, -1).all(-1) for p in params]).all(0)
+        loss = loss.detach().cpu()
+    return [{"acc": acc[:, f].numpy().astype(float), "loss": loss[:, f].numpy().astype(float), "finite": finite[f].numpy()}
+            for f in range(F)]
 
 
 @dataclass

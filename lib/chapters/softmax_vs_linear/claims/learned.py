@@ -91,7 +91,7 @@ def learned(C: Claims, P: dict, L: Learned) -> dict:
     learn_md = ("" if not rec else
                 f"The recorded run of the `paper` preset ({pp['learn_steps']} steps, n = {pp['learn_n']}) found `learn-gap` *{rec.split(' (')[0]}*, but it "
                 f"used the learning rates {list(paper_run.PAPER_RUN_LRS)}, and linear attention's best one was the largest of them at {len(edge_rec)} of its "
-                f"{len(rec_lin)} lengths: that record is **not conclusive** about what linear attention reaches, and the paper preset's grid is now the same "
-                "extended grid as this page's.")
+                f"{len(rec_lin)} lengths: that record is **not conclusive** about what linear attention reaches (the `paper` preset's grid is this "
+                "page's extended grid).")
     C.lines()
     return {"gaps": gaps, "lrs_used": lrs_used, "learn_md": learn_md, "acc_softmax": acc_s, "acc_linear": acc_l}
