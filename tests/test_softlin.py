@@ -417,3 +417,15 @@ def test_thm11_linear_X_E_is_labelled_our_analogue():
     e, d = C.claims["thm11-linear-X_E"], C.claims["thm11-linear-X_D"]
     assert "our analogue of D.9, D.13, D.17" in e.statement and "omitted" in e.paper
     assert "analogue" not in d.statement and e.verdict == d.verdict == "holds"
+
+
+def test_only_an_edge_that_could_overturn_the_verdict_blocks_it():
+    """A longer learning-rate grid can only raise a map's best median (a maximum over more rates), and not past 1: an
+    edge of that map blocks a verdict only where its median is below 1 (the edge rule of learn-softmax and learn-gap)."""
+    from lib.chapters.softmax_vs_linear.claims.learned import overturning_edges
+    edges = [("linear", 128, 2.0), ("softmax", 8, 0.003)]
+    ns = [8, 32, 128]
+    assert overturning_edges(edges, "linear", np.array([0.9, 0.95, 0.98]), ns) == [("linear", 128, 2.0)]
+    assert overturning_edges(edges, "linear", np.array([0.9, 0.95, 1.0]), ns) == []
+    assert overturning_edges(edges, "softmax", np.array([1.0, 1.0, 1.0]), ns) == []
+    assert overturning_edges(edges, "softmax", np.array([0.97, 1.0, 1.0]), ns) == [("softmax", 8, 0.003)]
