@@ -123,3 +123,111 @@ def test_report_claims_and_stale(stored, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "STALE" in out and "seprank:rank_modp (edited)" in out
     assert {c.verdict for c in C2.claims.values()} == {NOT_RUN} and "series-growth" in C2.claims
+
+
+# ---------------------------------------------------------------------------------------------
+# the blocked GF(p) elimination (theory.gfrank) against FLINT, and the closed form (theory.closedform)
+# ---------------------------------------------------------------------------------------------
+def _low_rank(rng, m: int, n: int, r: int, p: int):
+    import numpy as np
+    if r == 0:
+        return np.zeros((m, n), np.int64)
+    A = rng.integers(0, p, (m, r)).astype(object) @ rng.integers(0, p, (r, n)).astype(object)
+    return np.array(A % p, dtype=np.int64)
+
+
+@pytest.mark.parametrize("b, inner", [(128, 16), (32, 8), (7, 3), (16, 0)])
+def test_rank_blocked_equals_flint(b, inner):
+    """Random, rank-deficient and structured matrices of a few hundred rows: the blocked elimination's rank equals
+    FLINT's nmod_mat.rank, for several panel widths (panels spanning pivots and zero columns)."""
+    import numpy as np
+    import torch
+
+    from lib.chapters.depth_width.theory import gfrank, seprank
+    p, rng = seprank.PRIME, np.random.default_rng(b)
+    mats = [rng.integers(0, p, (300, 300)), rng.integers(0, p, (173, 290)), rng.integers(0, p, (290, 64))]
+    for m, n, r in [(300, 300, 137), (250, 310, 249), (310, 200, 0), (200, 200, 1), (260, 260, 200)]:
+        mats.append(_low_rank(rng, m, n, r, p))
+    A = _low_rank(rng, 280, 280, 120, p)
+    A[:, :50] = 0                                         # a panel of zero columns, then duplicated rows
+    A[100:150] = A[0]
+    mats.append(A)
+    B = np.full((257, 257), p - 1, np.int64)              # the largest entries: the exactness limit of the GEMMs
+    B[np.arange(257), np.arange(257)] = rng.integers(0, p, 257)
+    mats.append(B)
+    for M in mats:
+        want = seprank.rank_modp(M)
+        got = gfrank.rank_blocked(torch.from_numpy(M.astype(np.float64)), p, b=b, inner=inner, chunk_rows=61)
+        assert got == want
+
+
+def test_rank_blocked_refuses_inexact_panels_and_a_wrong_prime_changes_the_rank():
+    import numpy as np
+    import torch
+
+    from lib.chapters.depth_width.theory import gfrank
+    with pytest.raises(ValueError):
+        gfrank.rank_blocked(torch.zeros(4, 4, dtype=torch.float64), b=129)
+    M = np.array([[1, 2], [3, 6 + 7]], np.int64)          # det = 7: full rank mod 11, rank 1 mod 7
+    assert gfrank.rank_blocked(torch.from_numpy(M.astype(np.float64)), 11) == 2
+    assert gfrank.rank_blocked(torch.from_numpy((M % 7).astype(np.float64)), 7) == 1
+
+
+def test_big_rank_point_small_case_and_sweep_declaration():
+    """The sweep's function at a small generic point (d_x = 2, L = 3, N = 6: 232, the stored N = 6 rank); the sweep
+    declares d_x + 1 positions a side and K above the closed form."""
+    from lib.chapters.depth_width import evidence as dw_evidence
+    from lib.chapters.depth_width.theory import closedform as cf
+    from lib.chapters.depth_width.theory import gfrank
+    q = gfrank.big_rank_point(2, 3, 6, 240)
+    assert q["rank"] == 232 == cf.sep_formula(2, 3) and q["below_K"]
+    for p in dw_evidence.RANK_POINTS:
+        assert p["N"] == 2 * (p["d_x"] + 1) and p["K"] > cf.sep_formula(p["d_x"], p["L"])
+
+
+def test_closed_form_values_and_fast_sum():
+    from lib.chapters.depth_width.theory import closedform as cf
+    assert [cf.sep_formula(1, L) for L in (1, 2, 3, 4)] == [2, 5, 14, 41]
+    assert [cf.sep_formula(2, L) for L in (2, 3, 4)] == [18, 232, 4538]
+    assert cf.sep_formula(3, 3) == 3102 and cf.sep_formula(4, 3) == 31460
+    assert all(cf.sep_formula(d, 2) == bounds.ours_closed_form(d, 2, 1, 4) for d in range(1, 30))
+    assert all(cf.sep_formula(d, 1) == d + 1 for d in range(1, 30))
+    assert all(cf.sep_formula(d, L) == cf.sep_formula_fast(d, L) for d in range(1, 9) for L in range(1, 6))
+    assert all(cf.sep_formula(d, L) <= bounds.monomial_upper(d, L) for d in range(1, 6) for L in range(1, 5))
+    assert cf.sep_formula(3, 3, D=3) != 3102              # the wrong D
+
+
+def test_degree_split_attains_each_degree_and_its_control_fails():
+    from lib.chapters.depth_width.theory import closedform as cf
+    r = cf.degree_split(2, 2, 6, 30)
+    assert r["ranks"] == r["bounds"] == [1, 3, 6, 6, 2] and r["rank"] == 18
+    assert r["extra_node_ok"] and r["top_nonzero"] and not r["lower_degree_ok"]
+
+
+def test_crossings_and_control():
+    import math
+
+    from lib.chapters.depth_width.theory import closedform as cf
+    x = cf.crossings(12, 12)
+    assert (5, 7) in x["thm4"] and (4, 10) in x["thm4"]
+    assert (5, 11) in x["thm2"] and (8, 7) in x["thm2"] and (10, 6) in x["thm2"]
+    n2 = lambda d, L: math.comb(d + bounds.C(L), bounds.C(L))
+    assert cf.crossings(12, 12, formula=n2) == {"thm4": [], "thm2": []}
+
+
+def test_closed_form_claims_on_the_stored_ranks(stored):
+    """The section's claims on the stored sweeps and a tiny grid: the argument's checks hold with failing controls,
+    the formula matches every generic point, and a wrong formula (the wrong D) is caught by the same criterion."""
+    from lib.chapters.depth_width.claims import closedform as ccf
+    from lib.chapters.depth_width.theory import closedform as cf
+    from lib.chapters.depth_width.theory import rankgrid
+    rows = rankgrid.measure_grid(rankgrid.expand_cases([dict(L=2, N=4, H=1, dx_min=1, dx_max=3)]), log=lambda *a: None)
+    C = Claims("depth-width")
+    out = ccf.closed_form(C, rows, stored[0], seed=0)
+    for cid in ("cf-degree", "cf-step3", "closed-form-verified", "closed-form-crossings"):
+        assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
+    assert C.claims["closed-form-d4"].verdict in (HOLDS, NOT_RUN)
+    assert any(q["rank"] == 3102 for q in out["verified"])
+    assert not all(q["L"] == 1 for q in out["verified"])
+    assert not ccf._matches(out["verified"], lambda d, L: cf.sep_formula(d, L, D=d * d))[0]
+    assert not ccf.generic(3, 3, 4) and ccf.generic(3, 3, 6) and ccf.generic(5, 2, 4)

@@ -31,11 +31,21 @@ N = 6 (N = 4 is not generic at L = 3: d_x = 3 gives 2640 at N = 4, 3102 at N = 6
 :func:`~lib.chapters.depth_width.theory.depthseries.n6_points`). Measured CPU-seconds (one thread): Lemma 6 under 0.3
 per point but d_x = 29 (14) and d_x = 83 (25); the series under 0.1 but (3, 3) (19) and (2, 4) (85); the widths
 0.1, 0.35, 15 and 34; 194 in all.
+
+``rank-generic`` (issue 29) is the decisive test of the closed form ``Σ_j min(d_x h(C − j), h(j))``
+(:mod:`~lib.chapters.depth_width.theory.closedform`, 31,460 at d_x = 4, L = 3): one K × K evaluation matrix (K = the
+prediction + 40 = 31,500, 7.9 GB of float64) built by ``seprank.eval_block`` and its exact rank over GF(p) by the
+blocked elimination :func:`~lib.chapters.depth_width.theory.gfrank.rank_blocked` (float64 BLAS, exact). N is generic:
+d_x + 1 positions a side, so S_Q ranges over all symmetric matrices and (S_P, x^i) over all pairs (at d_x = 3, L = 3 the
+rank is 2,640 at N = 4 and 3,102 at N = 6 and at N = 8, the sweep's cheap point). One draw: its rank is a lower bound
+of the generic rank, which the closed form bounds from above, so a draw at the prediction certifies it. Cost, measured
+(one thread): d_x = 3 in 12 CPU-s; d_x = 4: the matrix ~1,700 CPU-s (200 of its rows in 10.6), the rank ~2,600 CPU-s
+(extrapolated as n³ from n = 4,000 and 6,000): about 1.2 CPU-hours, 8.2 GB.
 """
 from __future__ import annotations
 
 from lib.chapters.depth_width import train
-from lib.chapters.depth_width.theory import depthseries
+from lib.chapters.depth_width.theory import depthseries, gfrank
 
 DEPTHS = (1, 2, 4)
 SIZES = (1.5e3, 3.2e3, 6.8e3, 1.5e4, 3.1e4, 6.6e4, 1.4e5, 3.0e5)    # geometric, ratio ≈ 2.15
@@ -53,6 +63,7 @@ SERIES = [dict(d_x=2, L=L) for L in (1, 2, 3, 4)] + [dict(d_x=3, L=L) for L in (
 SERIES_N6 = [dict(d_x=2, L=2), dict(d_x=3, L=2), dict(d_x=2, L=3), dict(d_x=3, L=3)]   # is N = 4 generic at L = 3?
 WIDTHS = [dict(d_x=w, L=2) for w in (5, 6, 10, 11)]     # 4538's candidates (12, 13) cost > 2 CPU-minutes each
 EXACT_RANKS = {"rank": 0, "rank_unnormalised": 0, "rank_lambda_minus_1": 0, "proportional": 0}   # the test compares these
+RANK_POINTS = [dict(d_x=3, L=3, N=8, K=3142), dict(d_x=4, L=3, N=10, K=31500)]   # N = 2(d_x + 1), K > closed form
 CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cpu-fit"]
 
 SWEEPS = {
@@ -93,4 +104,11 @@ SWEEPS = {
              "needs to match the series' L = 3 ranks)",
         paper="Corollary 1 (schematic), no measured width",
         verify=dict(exact=True, units=1, fields={"rank": 0}, points=WIDTHS[:2])),
+    "rank-generic": dict(
+        fn=gfrank.big_rank_points, points=RANK_POINTS, group_by=["d_x", "L"], config=dict(seed=0), cost_s=2200.0,
+        budget_h=1.5, claims=["closed-form-d4", "closed-form-verified"],
+        what="exact separation ranks at generic N (d_x + 1 positions a side), H = 1, L = 3: d_x = 3 (K = 3,142) and "
+             "d_x = 4 (K = 31,500), one draw each, blocked GF(p) elimination on float64 BLAS",
+        paper="bounds only (Theorems 1-4)",
+        verify=dict(exact=True, units=1, fields={"rank": 0}, points=RANK_POINTS[:1])),
 }

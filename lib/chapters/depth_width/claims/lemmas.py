@@ -112,6 +112,25 @@ def lemmas_2_4(C: Claims, rows: list[dict]) -> list[tuple]:
     return pairs
 
 
+def lemma8_claims(C: Claims, seed: int) -> None:
+    """Lemma 8 by a randomized exact test (THEOREM; control: two equal vectors in each set, the hypothesis 'N different
+    vectors' broken), and its non-negativity hypothesis, unnecessary (FINDING; variants: other entry ranges)."""
+    from lib.chapters.depth_width.theory import lemmas as lem
+    from lib.core.claims import FINDING, THEOREM, Variant
+    ok8 = lambda r: r["tested"] > 0 and r["strict"] == r["tested"]
+    base, ctl = lem.lemma8_random(seed), lem.lemma8_random(seed, repeat=True)
+    C.check("lemma8", "Lemma 8: for N different non-negative vectors and every σ ≠ id, Σ_i <v_i, v_σ(i)> < Σ_i |v_i|²",
+            kind=THEOREM, paper="strict inequality (App. B.2)", ours=f"{base['strict']} of {base['tested']} (set, σ) pairs "
+            "strict", ok=ok8(base), criterion="every pair strict, exact integer arithmetic",
+            control=("two equal vectors in each set", ok8(ctl), f"{ctl['strict']} of {ctl['tested']} strict"))
+    signed = lem.lemma8_random(seed, lo=-4)
+    C.check("lemma8-signs", "Ours: Lemma 8 needs no non-negativity: Σ|v_i|² − Σ<v_i, v_σ(i)> = ½ Σ|v_i − v_σ(i)|² > 0 "
+            "for any N different real vectors", kind=FINDING, paper="hypothesis v_j ≥ 0",
+            ours=f"{signed['strict']} of {signed['tested']} strict with entries in [−4, 4]", ok=ok8(signed),
+            criterion="every pair strict", variants=[Variant(f"entries in [{a}, {b}]", ok8(r), f"{r['strict']}/{r['tested']}")
+                                                     for a, b in ((-1, 1), (-50, 50)) for r in [lem.lemma8_random(seed, lo=a, hi=b)]])
+
+
 def appendix(C: Claims, seed: int) -> tuple[list, list, dict]:
     """Lemma 3 on its grid, Claim 1 on five (d_x, L, N) and Claim 2 on Lemma 6's block (computed here by
     :mod:`lib.chapters.depth_width.theory.lemmas`), their claims and a summary. Returns (lemma 3, claim 1, claim 2)."""
@@ -124,6 +143,7 @@ def appendix(C: Claims, seed: int) -> tuple[list, list, dict]:
     claim1_claims(C, claim1)
     claim2 = lem.claim2_ranks(seed=seed)
     claim2_claim(C, claim2)
+    lemma8_claims(C, seed)
     display(Markdown(
         f"Lemma 3: {sum(g['lhs'] <= g['rhs'] for g in lemma3)} of {len(lemma3)} tuples inside the bound, equality at all "
         f"{sum(g['balanced'] for g in lemma3)} balanced ones; the rounded-down alternative fails at "

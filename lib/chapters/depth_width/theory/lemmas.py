@@ -162,3 +162,30 @@ def claim2_ranks(d_x: int = 7, L: int = 3, N: int = 4, draws: int = 12, extra: i
         gated.append(SR.rank_modp(A * relu % P))
     return dict(d_x=d_x, L=L, N=N, d=d, lam=lam, size=R, rank0=r0, predicted=multiset(d, lam), ranks=ranks,
                 gated=gated)
+
+
+def lemma8_random(seed: int, trials: int = 40, lo: int = 0, hi: int = 4, repeat: bool = False) -> dict:
+    """Lemma 8 (the vector rearrangement inequality, App. B.2) by a randomized exact test: ``trials`` sets of N ≤ 5
+    distinct integer vectors in ``[lo, hi]^R̄`` (R̄ ≤ 3), every non-identity permutation σ of each set, and the
+    strict inequality ``Σ_i <v_i, v_σ(i)> < Σ_i |v_i|²`` (integers: exact). ``lo < 0`` drops the lemma's
+    non-negativity hypothesis (the identity ``Σ|v_i|² − Σ<v_i, v_σ(i)> = ½ Σ|v_i − v_σ(i)|²`` makes it unnecessary);
+    ``repeat`` makes two vectors of each set equal (the hypothesis 'different vectors' broken: the control).
+    Returns the number of (set, σ) pairs tested and of strict inequalities among them."""
+    import itertools
+    rng = np.random.default_rng(SR.hash_seed(seed, 8, lo + 100, hi, int(repeat)))
+    tested = strict = 0
+    for _ in range(trials):
+        r = int(rng.integers(1, 4))
+        n = min(int(rng.integers(2, 6)), (hi - lo + 1) ** r)     # N different vectors must exist
+        while True:
+            V = rng.integers(lo, hi + 1, (n, r))
+            if repeat:
+                V[1] = V[0]
+            if len({tuple(v) for v in V}) == n - int(repeat):
+                break
+        sq = int((V * V).sum())
+        for s in itertools.permutations(range(n)):
+            if s != tuple(range(n)):
+                tested += 1
+                strict += int((V * V[list(s)]).sum()) < sq
+    return dict(tested=tested, strict=strict, lo=lo, hi=hi, repeat=repeat)
