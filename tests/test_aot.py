@@ -405,13 +405,14 @@ def test_stored_new_sweeps_judge_the_papers_own_numbers():
     for f in (CV1.stored, claims_b1.b1_fig6, claims_b1.b1_fig5, CE5.stored):
         f(C, evs)
     got = {r["id"]: r["base"] for r in C.records()}                # our analysis's verdict (variants aside)
-    for cid in ("v1-protocol", "v1-exponent", "appB1-exp1-vs-paper", "appB1-exp1-linear", "appB1-exp4-exponent",
+    for cid in ("v1-protocol-paper-scale", "v1-exponent-paper-scale", "appB1-exp1-vs-paper-paper-scale",
+                "appB1-exp1-linear-paper-scale", "appB1-exp4-exponent-paper-scale",
                 "exp5-aot-vs-paper-paper-scale", "exp5-mlp-better-v2-paper-scale",
-                "appB1-exp2-linear", "appB1-exp2-csv-convex"):   # 'linear' is judged relative to the CSV, as v2 states it
+                "appB1-exp2-linear-paper-scale", "appB1-exp2-csv-convex"):   # 'linear' is judged relative to the CSV, as v2 states it
         assert got[cid] == claims.HOLDS, cid
-    for cid in ("v1-cubic", "appB1-exp4-quadratic", "exp5-same-scaling-v1-paper-scale"):
+    for cid in ("v1-cubic-paper-scale", "appB1-exp4-quadratic-paper-scale", "exp5-same-scaling-v1-paper-scale"):
         assert got[cid] == claims.FAILS, cid              # the paper's own data fail these statements
-    assert got["appB1-exp2-vs-paper"] == claims.NOT_DISCRIMINATING     # the same numbers as both metrics
+    assert got["appB1-exp2-vs-paper-paper-scale"] == claims.NOT_DISCRIMINATING     # the same numbers as both metrics
     C = claims.Claims("aot-memorization", "test")
     none = {n: Evidence("aot-memorization", n, total=1, reason="not run yet") for n in NEW_SWEEPS}
     for f in (CV1.stored, claims_b1.b1_fig6, claims_b1.b1_fig5, CE5.stored):
@@ -669,8 +670,8 @@ def test_adversarial_w_needs_the_factor_and_the_claim_fails_on_a_violated_bound(
 
 
 def test_v1_short_run_judged_like_v1_protocol_with_the_full_run_as_control():
-    """v1-short-run: not run (with its command) while its sweep is partial; fed v1's own CSV it holds and its control
-    (a full-length run far from the CSV) fails; fed the full-length run itself it fails. Same criterion as v1-protocol."""
+    """v1-short-run-paper-scale: not run (with its command) while its sweep is partial; fed v1's own CSV it holds and its control
+    (a full-length run far from the CSV) fails; fed the full-length run itself it fails. Same criterion as v1-protocol-paper-scale."""
     from lib.book.evidence import Evidence
     from lib.core import claims
     P = aot.PAPER
@@ -686,11 +687,11 @@ def test_v1_short_run_judged_like_v1_protocol_with_the_full_run_as_control():
     assert r["verdict"] == claims.NOT_RUN and "5 of 77" in r["criterion"] and "python -m lib evidence" in r["criterion"]
     C = claims.Claims("aot-memorization", "test")
     CV1.short_run(C, {"v1-short": csv, "v1": far})
-    r = C.claims["v1-short-run"]
+    r = C.claims["v1-short-run-paper-scale"]
     assert r.verdict == claims.HOLDS and r.control["passed"] is False
     C = claims.Claims("aot-memorization", "test")
     CV1.short_run(C, {"v1-short": _csv_evidence("v1-short", lambda p: (min(1.0, v1(p)[0] + 0.1),) * 2), "v1": csv})
-    assert C.claims["v1-short-run"].verdict != claims.HOLDS
+    assert C.claims["v1-short-run-paper-scale"].verdict != claims.HOLDS
     assert CV1.v1_fit(csv.points) and not CV1.v1_fit(far.points) and CV1.v1_fit(far.points, tol=0.11)
 
 
@@ -718,3 +719,68 @@ def test_depth_linear_tells_a_line_from_sqrt_h():
     # where the one-layer model fails the same test, the scale cannot judge depth: not run, saying why
     c = judged(lambda H: 0.1 + 0.3 * math.sqrt(H), one_layer_line=False).claims["appB2-depth-linear"]
     assert c.verdict == claims.NOT_RUN and "one-layer model" in c.criterion, c
+
+
+def test_folded_prints_short_output_and_folds_long_output(monkeypatch, capsys):
+    """claims.common.folded: at most FOLD_LINES lines are printed as is; more are displayed in a <details> block (the
+    page keeps verdicts and figures visible), and a verdict line printed after the block stays plain text."""
+    import IPython.display
+    from lib.chapters.aot_memorization.claims import common
+    from lib.core import claims
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: shown.append(obj.data))
+    with common.folded("short"):
+        print("one\ntwo")
+    assert capsys.readouterr().out == "one\ntwo\n" and not shown
+    with common.folded("the table"):
+        print("\n".join(f"row {i} <x>" for i in range(8)))
+    assert capsys.readouterr().out == "" and len(shown) == 1
+    assert shown[0].startswith("<details") and "the table (8 lines)" in shown[0] and "row 7 &lt;x&gt;" in shown[0]
+
+    @common.prints_verdicts
+    def record(C):
+        print("\n".join(f"number {i}" for i in range(6)))
+        C.check("x", "a statement", paper="1", ours="1", ok=True, kind=claims.SANITY)
+        C.check("y", "an experiment", paper="1", ours="1", ok=True, kind=claims.THEOREM,
+                control=("a rival", False))
+    record(claims.Claims("aot-memorization", "book"))
+    out = capsys.readouterr().out
+    assert out.startswith("✓ theorem claim y: holds") and "number" not in out and len(shown) == 2
+
+
+def test_eq2_claims_are_their_own_rows_and_pair_with_their_paper_scale_ids():
+    """One statement, one row: the official model's book claim X pairs with X-paper-scale, the eq. (2) model's
+    book claim X-eq2 with X-eq2-paper-scale, and neither with the other's (lib.core.claims._twins)."""
+    from lib.chapters.aot_memorization.claims import common
+    from lib.core import claims
+    assert common.model_id("official") == "" and common.model_id("paper") == "-eq2"
+    ids = ["exp1-linear", "exp1-linear" + common.model_id("paper"), "exp1-linear-paper-scale",
+           "exp1-linear-eq2-paper-scale", "exp6-ratio-paper-scale"]
+    tw = claims._twins([dict(id=i, chapter="aot-memorization") for i in ids])
+    assert {k.split("@")[0]: v["id"] for k, v in tw.items()} == {
+        "exp1-linear": "exp1-linear-paper-scale", "exp1-linear-eq2": "exp1-linear-eq2-paper-scale"}
+
+
+def test_seed_extensions_add_new_seeds_of_the_same_grid_and_pool_only_when_complete():
+    """The extensions (issue 26 item 5) train the base sweep's grid and recipe at seeds it does not have (Exp. 6 to
+    the paper's 20, Exps. 1-3 to 5); the page pools an extension only when it and its base are complete."""
+    from lib.book import evidence as E
+    from lib.book.evidence import Evidence
+    from lib.chapters.aot_memorization import evidence as EV
+    from lib.chapters.aot_memorization.claims import stored
+    sws = E.sweeps(EV.CHAPTER)
+    key = lambda p: tuple(sorted((k, v) for k, v in p.items() if k != "rep"))   # noqa: E731
+    for ext, base in EV.EXTENDS.items():
+        e, b = sws[ext], sws[base]
+        assert e["config"] == b["config"] and E.fingerprint(e) == E.fingerprint(b)
+        assert {key(p) for p in e["points"]} == {key(p) for p in b["points"]}
+        assert not {p["rep"] for p in e["points"]} & {p["rep"] for p in b["points"]}
+        reps = {p["rep"] for p in e["points"] + b["points"]}
+        assert reps == set(range(20 if base == "exp6" else 5))
+    pts = lambda reps: [dict(variant="official", H=1, rep=r) for r in reps]   # noqa: E731
+    base = Evidence("aot-memorization", "exp6", points=pts(range(6)), total=6)
+    part = Evidence("aot-memorization", "exp6-seeds", points=pts([6]), total=14)
+    full = Evidence("aot-memorization", "exp6-seeds", points=pts(range(6, 20)), total=14)
+    assert stored.pooled({"exp6": base, "exp6-seeds": part})["exp6"] is base
+    got = stored.pooled({"exp6": base, "exp6-seeds": full})["exp6"]
+    assert got.complete and stored.seeds(got) == 20 and "20 seeds" in stored.scale(got, "exp6").ours

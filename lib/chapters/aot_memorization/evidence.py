@@ -27,6 +27,9 @@ Costs are measured CPU-seconds per model, one torch thread on the project's 2-co
   H = 1, 6, ..., 31, 16384 steps of batch 1024, one seed: the official AoT, the official MLP Transformer (one head,
   a GELU MLP of width 2d(H - 1), the same parameter count 4d^2 H + d(2N + 1); its learning rate decays to 1e-4, so
   a sweep of its own) and the eq. (2) AoT; 75, 222 and 94 CPU-s per model.
+* ``exp6-seeds``, ``exp1-seeds``, ``exp2-seeds``, ``exp3-seeds``: the same grids and recipe with more seeds (Exp. 6
+  to the paper's 20, Exps. 1-3 to its 5), declared apart (:data:`EXTENDS`) because a grown grid stales its stored
+  run until the new points are trained; once complete, the page pools them with their base sweep.
 * ``v1-short``: the same grid and model with the schedule of the code in the commit that first added v1's CSVs
   (2024-08-27): a single pass over 5000 batches of 1024 at a constant 1e-3, half of the 10k steps v1 states; the
   shorter-run hypothesis for the CSV's lower accuracies; 24 CPU-s per model.
@@ -75,10 +78,11 @@ PAPER5 = AT.PAPER_SCALE["exp5"] + " (v2 code and CSV)"
 PAPER_V1 = "v1: N = 50, d = d_h = 3..13, H = 1..26 (31 for d >= 11), 10k steps of batch 1024 at lr 1e-3, 2 seeds"
 
 
-def points(grid: str, variants: tuple[str, ...] = ("official",), reps: int = 1) -> list[dict]:
-    """The sweep points of ``GRIDS[grid]``: every model, seed and configuration, in that order."""
+def points(grid: str, variants: tuple[str, ...] = ("official",), reps: int = 1, first: int = 0) -> list[dict]:
+    """The sweep points of ``GRIDS[grid]``: every model, seed ``first .. reps - 1`` and configuration, in that order."""
     N, cfg = GRIDS[grid]
-    return [dict(variant=v, N=N, d=d, dh=dh, H=H, rep=r) for v in variants for r in range(reps) for d, dh, H in cfg]
+    return [dict(variant=v, N=N, d=d, dh=dh, H=H, rep=r) for v in variants for r in range(first, reps)
+            for d, dh, H in cfg]
 
 
 def mlp_points() -> list[dict]:
@@ -115,11 +119,11 @@ SWEEPS = {
                   "Exp. 3 / Fig. 2a: N = 50, d_h = 10, H = 20, d = 5..15, official v2 recipe, 3 seeds, both models",
                   AT.PAPER_SCALE["exp3"], units=1, cheap=[dict(variant="paper", N=50, d=5, dh=10, H=20, rep=1)]),
     "b1-fig6": sweep(points("b1-fig6"), ["variant", "rep", "dh"], B1, 70.0, 0.8,
-                     ["appB1-exp2-linear", "appB1-exp2-vs-paper"],
+                     ["appB1-exp2-linear-paper-scale", "appB1-exp2-vs-paper-paper-scale"],
                      "App. B.1 / Fig. 6 (Exp. 2): N = 200, d = 50, H = 11, d_h = 1, 5, ..., 50, 4096 steps of batch "
                      "1024, 1 seed, official model", PAPER_B1),
     "b1-fig5": sweep(points("b1-fig5"), BY_D, B1, 113.0, 0.8,
-                     ["appB1-exp1-linear", "appB1-exp1-vs-paper", "appB1-exp4-exponent", "appB1-exp4-quadratic"],
+                     ["appB1-exp1-linear-paper-scale", "appB1-exp1-vs-paper-paper-scale", "appB1-exp4-exponent-paper-scale", "appB1-exp4-quadratic-paper-scale"],
                      "App. B.1 / Fig. 5 (Exp. 1): N = 200, d = d_h = 40, 50, 60, H = 1, 3, ..., 11, 4096 steps of "
                      "batch 1024, 1 seed, official model", PAPER_B1),
     "exp1": sweep(points("exp1", BOTH, 3), BY_D, OFFICIAL, 4.6, 0.7, CLAIMS_EXP1,
@@ -134,14 +138,35 @@ SWEEPS = {
     "exp5-n70-eq2": sweep(points("exp5", ("paper",)), BY_D, AOT5, 94.0, 1.5, ["exp5-mlp-better-eq2-paper-scale"],
                           "Exp. 5 / Fig. 3, AoT: N = 70, d = d_h = 7, 10, 13, H = 1..31 step 5, 16384 steps of batch "
                           "1024, 1 seed, eq. (2) model", PAPER5),
-    "v1": sweep(points("exp1"), BY_D, V1, 47.0, 1.2, ["v1-protocol", "v1-exponent", "v1-cubic", "v1-above-bound"],
+    # more seeds toward the paper's (issue 26 item 5): each its own sweep, so that the stored seeds stay current while
+    # these train; the page pools them into the base sweep once complete (EXTENDS, claims.stored.load)
+    "exp6-seeds": sweep(points("exp6", BOTH, 20, first=6), BY_SEED, OFFICIAL, 2.25, 0.3,
+                        ["exp6-ratio-paper-scale", "exp6-above-bound-paper-scale", "exp6-ratio-eq2-paper-scale"],
+                        "Exp. 6 / Fig. 4, seeds 6-19 (with exp6: the paper's 20): N = 10, d = d_h = 2, H = 1..21, "
+                        "official v2 recipe, 14 seeds, both models", AT.PAPER_SCALE["exp6"],
+                        tol={"running_acc": 0.06, "table_acc": 0.06}, units=1),
+    "exp1-seeds": sweep(points("exp1", BOTH, 5, first=3), BY_D, OFFICIAL, 3.79, 0.6, CLAIMS_EXP1,
+                        "Exp. 1 / Fig. 1a and Exp. 4 / Fig. 2b, seeds 3-4 (with exp1: the paper's 5): N = 50, "
+                        "d = d_h = 3..13, H = 1..31 step 5, official v2 recipe, 2 seeds, both models",
+                        AT.PAPER_SCALE["exp1"], units=1),
+    "exp2-seeds": sweep(points("exp2", BOTH, 5, first=3), BY_SEED, OFFICIAL, 4.16, 0.2, ["exp2-paper-scale"],
+                        "Exp. 2 / Fig. 1b, seeds 3-4 (with exp2: the paper's 5): N = 50, d = 10, H = 20, d_h = 1..10, "
+                        "official v2 recipe, 2 seeds, both models", AT.PAPER_SCALE["exp2"], units=1,
+                        cheap=[dict(variant="official", N=50, d=10, dh=1, H=20, rep=3)]),
+    "exp3-seeds": sweep(points("exp3", BOTH, 5, first=3), BY_SEED, OFFICIAL, 4.9, 0.2, ["exp3-paper-scale"],
+                        "Exp. 3 / Fig. 2a, seeds 3-4 (with exp3: the paper's 5): N = 50, d_h = 10, H = 20, d = 5..15, "
+                        "official v2 recipe, 2 seeds, both models", AT.PAPER_SCALE["exp3"], units=1,
+                        cheap=[dict(variant="paper", N=50, d=5, dh=10, H=20, rep=3)]),
+    "v1": sweep(points("exp1"), BY_D, V1, 47.0, 1.2, ["v1-protocol-paper-scale", "v1-exponent-paper-scale", "v1-cubic-paper-scale", "v1-above-bound-paper-scale"],
                 "v1's protocol for Exp. 1 / Fig. 1a: N = 50, d = d_h = 3..13, H = 1..31 step 5, Adam at a constant "
                 "1e-3, 10 epochs of 1000 batches of 1024 (10k steps), 1 seed, official (v2) model", PAPER_V1),
-    "v1-short": sweep(points("exp1"), BY_D, V1_SHORT, 24.0, 0.7, ["v1-short-run"],
+    "v1-short": sweep(points("exp1"), BY_D, V1_SHORT, 24.0, 0.7, ["v1-short-run-paper-scale"],
                       "v1's grid for Exp. 1 / Fig. 1a with the model code of the commit that added v1's CSVs (one pass "
                       "over 5000 batches of 1024 at a constant 1e-3: half of v1's stated 10k steps), 1 seed, official "
                       "(v2) model", PAPER_V1),
 }
+
+EXTENDS = {"exp6-seeds": "exp6", "exp1-seeds": "exp1", "exp2-seeds": "exp2", "exp3-seeds": "exp3"}   # sweep -> its base
 
 
 # ----------------------------------------------------------------------------------------------

@@ -109,12 +109,24 @@ def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
     print(f"{'bound':>14} " + " ".join(f"{bound[k]:6.3f}" for k in xs))
 
 
-def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS):
-    """One stored experiment against the paper's curve and the bound: the figure, then the table. Returns the axis."""
+def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS,
+                      table: bool = True):
+    """One stored experiment against the paper's curve and the bound: the figure, then (``table``) the table.
+    Returns the figure and its axis."""
     fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
     _panel(ax[0], ev, x, paper, bound, xlabel, title, models)
-    _table(ev, x, paper, bound, models)
+    if table:
+        _table(ev, x, paper, bound, models)
     return fig, ax[0]
+
+
+def _show(fig, figure: bool, caption: str, name: str) -> None:
+    """``plots.show`` the figure, or close it undrawn (``figure`` False: the caller wants the table alone, in a cell
+    of its own, so that the figure's cell has one display output and the table can be folded)."""
+    if figure:
+        plots.show(fig, caption, name)
+    else:
+        plt.close(fig)
 
 
 def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
@@ -140,37 +152,37 @@ def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: d
                "and the v2 CSV's; the slope of this line is Exp. 4's exponent.", "fig-aot-stored-exp1")
 
 
-def stored_exp6(evs: dict) -> None:
+def stored_exp6(evs: dict, table: bool = True, figure: bool = True) -> None:
     """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2): figure and table."""
     Hs = PAPER["exp6_H"]
     fig, _ = _figure_and_table(evs["exp6"], "H", dict(zip(Hs, PAPER["exp6"], strict=True)),
                                {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}, "heads H",
-                               "Exp. 6, stored run: N = 10, d = d_h = 2")
-    plots.show(fig, "Experiment 6 (Fig. 4) at the official recipe, stored sweep `exp6`: running accuracy against H "
+                               "Exp. 6, stored run: N = 10, d = d_h = 2", table=table)
+    _show(fig, figure, "Experiment 6 (Fig. 4) at the official recipe, stored sweep `exp6`: running accuracy against H "
                "(seed mean and std) for both models, the v2 CSV (20 seeds) and the bound φ(2H + 2) (dotted). Both "
                "models should stay above the bound; the official one should follow the CSV.", "fig-aot-stored-exp6")
 
 
-def stored_exp2(evs: dict) -> None:
+def stored_exp2(evs: dict, table: bool = True, figure: bool = True) -> None:
     """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20: figure and table."""
     dhs = PAPER["exp2_dh"]
     fig, _ = _figure_and_table(evs["exp2"], "dh", dict(zip(dhs, PAPER["exp2"], strict=True)),
                                {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}, "head dimension d_h",
-                               "Exp. 2, stored run: N = 50, d = 10, H = 20")
-    plots.show(fig, "Experiment 2 (Fig. 1b) at the paper's scale, stored sweep `exp2`: running accuracy against d_h "
+                               "Exp. 2, stored run: N = 50, d = 10, H = 20", table=table)
+    _show(fig, figure, "Experiment 2 (Fig. 1b) at the paper's scale, stored sweep `exp2`: running accuracy against d_h "
                "(seed mean and std) for the official model (solid) and the eq. (2) model (dotted), beside the v2 CSV "
                "and the bound. Look at the shapes: the official curve bends up (convex) with the CSV, the eq. (2) "
                "curve bends down.", "fig-aot-stored-exp2")
 
 
-def stored_exp3(evs: dict) -> None:
+def stored_exp3(evs: dict, table: bool = True, figure: bool = True) -> None:
     """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20: figure (d = d_h marked) and table."""
     ds = PAPER["exp3_d"]
     fig, ax = _figure_and_table(evs["exp3"], "d", dict(zip(ds, PAPER["exp3"], strict=True)),
                                 {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}, "embedding dimension d",
-                                "Exp. 3, stored run: N = 50, d_h = 10, H = 20")
+                                "Exp. 3, stored run: N = 50, d_h = 10, H = 20", table=table)
     ax.axvline(10, color="#57606a", lw=0.6)
-    plots.show(fig, "Experiment 3 (Fig. 2a) at the paper's scale, stored sweep `exp3`: running accuracy against d "
+    _show(fig, figure, "Experiment 3 (Fig. 2a) at the paper's scale, stored sweep `exp3`: running accuracy against d "
                "(seed mean and std) for both models, the v2 CSV and the bound; the vertical line marks d = d_h = 10. "
                "The official model flattens past it, as the CSV does; the eq. (2) model keeps rising to 1.",
                "fig-aot-stored-exp3")
@@ -207,21 +219,22 @@ def stored_v1(evs: dict) -> None:
                "v1's text described how its figure was made, the two would coincide.", "fig-aot-stored-v1")
 
 
-def stored_b1_fig6(evs: dict) -> None:
+def stored_b1_fig6(evs: dict, table: bool = True, figure: bool = True) -> None:
     """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11) against the v2 CSV: figure and table, when stored."""
     ev, dhs = evs["b1-fig6"], PAPER["b1_exp2_dh"]
     if not ev.complete:
         return
     fig, ax = _figure_and_table(ev, "dh", dict(zip(dhs, PAPER["b1_exp2"], strict=True)),
                                 {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}, "head dimension d_h",
-                                "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",))
+                                "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",),
+                                table=table)
     ax.set_ylim(0, 0.7)
-    plots.show(fig, "App. B.1's Fig. 6 (Exp. 2 at N = 200, d = 50, H = 11), stored sweep `b1-fig6`, official model, "
+    _show(fig, figure, "App. B.1's Fig. 6 (Exp. 2 at N = 200, d = 50, H = 11), stored sweep `b1-fig6`, official model, "
                "one seed: running accuracy against d_h beside the v2 CSV and the bound. v2 calls this curve linear; "
                "compare its bend with Fig. 1b's.", "fig-aot-stored-b1-fig6")
 
 
-def stored_b1_fig5(evs: dict) -> None:
+def stored_b1_fig5(evs: dict, table: bool = True, figure: bool = True) -> None:
     """App. B.1 / Fig. 5 (N = 200, d = d_h = 40, 50, 60) against the v2 CSV: figure and table, when stored."""
     ev, Hs, csv = evs["b1-fig5"], PAPER["b1_exp1_H"], PAPER["b1_exp1"]
     if not ev.complete:
@@ -234,10 +247,11 @@ def stored_b1_fig5(evs: dict) -> None:
     ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
     ax[0].set_title("App. B.1 / Fig. 5, stored run: N = 200", fontsize=9)
     ax[0].legend(fontsize=8)
-    print("H        " + " ".join(f"{H:6d}" for H in Hs))
-    for d in sorted(csv):
+    for d in sorted(csv) if table else ():
+        if d == min(csv):
+            print("H        " + " ".join(f"{H:6d}" for H in Hs))
         print(f"d = {d}   " + " ".join(f"{m[(d, H)][0]:6.3f}" for H in Hs) + "\n  (CSV)  " + " ".join(f"{a:6.3f}" for a in csv[d]))
-    plots.show(fig, "App. B.1's Fig. 5 (Exp. 1 at N = 200, d = d_h = 40, 50, 60), stored sweep `b1-fig5`, official "
+    _show(fig, figure, "App. B.1's Fig. 5 (Exp. 1 at N = 200, d = d_h = 40, 50, 60), stored sweep `b1-fig5`, official "
                "model, one seed: running accuracy against H (solid) over the v2 CSV (dashed). v2 calls the growth "
                "linear in H.", "fig-aot-stored-b1-fig5")
 

@@ -31,28 +31,28 @@ def convex_curve(q: QuadFit) -> bool:
     return bool(q[0] > 0 and (1 - q[2]) >= 5 * (1 - q[1]))
 
 
-B1_TEXT = {"appB1-exp2-linear": "App. B.1 / Fig. 6 (v2): at N = 200, d = 50, H = 11, accuracy is 'linear' in d_h where Fig. 1b "
+B1_TEXT = {"appB1-exp2-linear-paper-scale": "App. B.1 / Fig. 6 (v2): at N = 200, d = 50, H = 11, accuracy is 'linear' in d_h where Fig. 1b "
                                 "(d = 10) is 'quadratic': our curve is at least as close to a line as the B.1 CSV's, i.e. "
                                 "closer to it than to Fig. 1b's [official model]",
-           "appB1-exp2-vs-paper": "App. B.1 / Fig. 6 at N = 200: our accuracy curve over d_h is the v2 CSV's [official model]",
-           "appB1-exp1-linear": "App. B.1 / Fig. 5 (v2): at N = 200, d = d_h = 40, 50, 60, accuracy stays linear in H "
+           "appB1-exp2-vs-paper-paper-scale": "App. B.1 / Fig. 6 at N = 200: our accuracy curve over d_h is the v2 CSV's [official model]",
+           "appB1-exp1-linear-paper-scale": "App. B.1 / Fig. 5 (v2): at N = 200, d = d_h = 40, 50, 60, accuracy stays linear in H "
                                 "[official model]",
-           "appB1-exp1-vs-paper": "App. B.1 / Fig. 5 at N = 200: our accuracy at every (d, H) is the v2 CSV's [official model]",
-           "appB1-exp4-exponent": "App. B.1 at N = 200, d = 40..60: the per-head coefficient grows like d^k with the B.1 "
+           "appB1-exp1-vs-paper-paper-scale": "App. B.1 / Fig. 5 at N = 200: our accuracy at every (d, H) is the v2 CSV's [official model]",
+           "appB1-exp4-exponent-paper-scale": "App. B.1 at N = 200, d = 40..60: the per-head coefficient grows like d^k with the B.1 "
                                   "data's k, not the text's 2 [official model]",
-           "appB1-exp4-quadratic": "App. B.1 (v2): at large dimension the per-head coefficient grows quadratically in d "
+           "appB1-exp4-quadratic-paper-scale": "App. B.1 (v2): at large dimension the per-head coefficient grows quadratically in d "
                                    "('quadratic instead of cubic'), not with the B.1 data's k [official model]"}
 
 
-B1_PAPER = {"appB1-exp2-linear": "'the scaling here is linear' (v2 Fig. 6)", "appB1-exp2-vs-paper": "v2 CSV (5 seeds)",
-            "appB1-exp1-linear": "'as expected, the scaling remains linear' (v2 Fig. 5)",
-            "appB1-exp1-vs-paper": "v2 CSV (5 seeds)", "appB1-exp4-exponent": "the B.1 CSV's exponent",
-            "appB1-exp4-quadratic": "2 (v2 text)"}
+B1_PAPER = {"appB1-exp2-linear-paper-scale": "'the scaling here is linear' (v2 Fig. 6)", "appB1-exp2-vs-paper-paper-scale": "v2 CSV (5 seeds)",
+            "appB1-exp1-linear-paper-scale": "'as expected, the scaling remains linear' (v2 Fig. 5)",
+            "appB1-exp1-vs-paper-paper-scale": "v2 CSV (5 seeds)", "appB1-exp4-exponent-paper-scale": "the B.1 CSV's exponent",
+            "appB1-exp4-quadratic-paper-scale": "2 (v2 text)"}
 
 
 def b1_curvatures() -> dict[str, float]:
     """The curvature (:func:`curvature`) of the B.1 CSV's Fig. 6 and of Fig. 1b's v2 CSV, with and without
-    d_h = d (where the official model drops its compression), and the threshold of ``appB1-exp2-linear``: the
+    d_h = d (where the official model drops its compression), and the threshold of ``appB1-exp2-linear-paper-scale``: the
     midpoint between the two CSVs (what v2 calls linear, and what it calls quadratic)."""
     P = aot.PAPER
     c = {"b1": curvature(P["b1_exp2_dh"], P["b1_exp2"]), "b1_in": curvature(P["b1_exp2_dh"][:-1], P["b1_exp2"][:-1]),
@@ -64,15 +64,15 @@ def b1_curvatures() -> dict[str, float]:
 def _b1_crit() -> dict:
     c = b1_curvatures()
     kb = exponent(AT.csv_slopes(aot.PAPER["b1_exp1"], aot.PAPER["b1_exp1_H"]), 200)
-    return {"appB1-exp2-linear": f"curvature (the quadratic fit's x^2 term over the d_h range, as a fraction of the rise) "
+    return {"appB1-exp2-linear-paper-scale": f"curvature (the quadratic fit's x^2 term over the d_h range, as a fraction of the rise) "
                                  f"<= {c['mid']:.2f}, the midpoint between the B.1 CSV's {c['b1']:.2f} (v2: 'linear') and "
                                  f"Fig. 1b's v2 CSV's {c['fig1b']:.2f} (v2: 'quadratic'); control: our stored Fig. 1b "
                                  "(exp2, official model) through the same threshold",
-            "appB1-exp2-vs-paper": "|ours - paper| <= 0.05 at every point; control: our full-table accuracy",
-            "appB1-exp1-linear": LIN_CRIT + "; control: the rival sqrt(H)",
-            "appB1-exp1-vs-paper": "|ours - paper| <= 0.05 at every point; control: our full-table accuracy",
-            "appB1-exp4-exponent": exponent_criterion(kb, 2.0, "B.1 CSV", "v2 text") + "; control: Fig. 1a's v2 CSV (small d) through the same test",
-            "appB1-exp4-quadratic": exponent_criterion(2.0, kb, "v2 text", "B.1 CSV") + "; control: the B.1 CSV's points through the same test"}
+            "appB1-exp2-vs-paper-paper-scale": "|ours - paper| <= 0.05 at every point; control: our full-table accuracy",
+            "appB1-exp1-linear-paper-scale": LIN_CRIT + "; control: the rival sqrt(H)",
+            "appB1-exp1-vs-paper-paper-scale": "|ours - paper| <= 0.05 at every point; control: our full-table accuracy",
+            "appB1-exp4-exponent-paper-scale": exponent_criterion(kb, 2.0, "B.1 CSV", "v2 text") + "; control: Fig. 1a's v2 CSV (small d) through the same test",
+            "appB1-exp4-quadratic-paper-scale": exponent_criterion(2.0, kb, "v2 text", "B.1 CSV") + "; control: the B.1 CSV's points through the same test"}
 
 
 def _vs_paper(C: Claims, cid: str, ev, pairs: list[tuple], sc) -> None:
@@ -115,10 +115,10 @@ def b1_csv_finding(C: Claims) -> None:
 @prints_verdicts
 def b1_fig6(C: Claims, evs: dict) -> None:
     """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11, d_h = 1, 5, ..., 50) against the v2 CSV: claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig6`).
-    The control of ``appB1-exp2-linear`` is our stored Fig. 1b (``evs['exp2']``) when it is stored, else Fig. 1b's
+    The control of ``appB1-exp2-linear-paper-scale`` is our stored Fig. 1b (``evs['exp2']``) when it is stored, else Fig. 1b's
     v2 CSV."""
     b1_csv_finding(C)
-    ev, ids = evs["b1-fig6"], ["appB1-exp2-linear", "appB1-exp2-vs-paper"]
+    ev, ids = evs["b1-fig6"], ["appB1-exp2-linear-paper-scale", "appB1-exp2-vs-paper-paper-scale"]
     if not_run(C, ids, ev, B1_PAPER, B1_TEXT, _b1_crit()):
         return
     dhs, csv = aot.PAPER["b1_exp2_dh"], aot.PAPER["b1_exp2"]
@@ -152,7 +152,7 @@ def b1_fig5(C: Claims, evs: dict) -> None:
     """App. B.1 / Fig. 5 (N = 200, d = d_h = 40, 50, 60, H = 1, 3, ..., 11) against the v2 CSV: claims (the figure:
     :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig5`)."""
     ev = evs["b1-fig5"]
-    ids = ["appB1-exp1-linear", "appB1-exp1-vs-paper", "appB1-exp4-exponent", "appB1-exp4-quadratic"]
+    ids = ["appB1-exp1-linear-paper-scale", "appB1-exp1-vs-paper-paper-scale", "appB1-exp4-exponent-paper-scale", "appB1-exp4-quadratic-paper-scale"]
     if not_run(C, ids, ev, B1_PAPER, B1_TEXT, _b1_crit()):
         return
     Hs, csv = aot.PAPER["b1_exp1_H"], aot.PAPER["b1_exp1"]
@@ -172,7 +172,7 @@ def b1_fig5(C: Claims, evs: dict) -> None:
 def b1_fig7(C: Claims, costs_json: dict | None) -> None:
     """App. B.1 / Fig. 7 (Exp. 5 at N = 200, d = 50): not trained; its cost estimated from the measured grids."""
     gv2 = paper_gap5()
-    C.not_run("appB1-exp5-mlp-better", "App. B.1 / Fig. 7 (v2): at N = 200, d = 50, 'the MLPs' memorization capacity is "
+    C.not_run("appB1-exp5-mlp-better-paper-scale", "App. B.1 / Fig. 7 (v2): at N = 200, d = 50, 'the MLPs' memorization capacity is "
               "better, yet it is harder to optimize' [official models]", paper="'the MLPs' memorization capacity is "
               "better, yet it is harder to optimize' (v2 Fig. 7)", kind=EXPERIMENT,
               reason=f"criterion (Exp. 5's at N = 70): mean gap MLP - AoT over H >= 3 >= {gv2 / 2:+.3f} (half the N = 70 "

@@ -3,13 +3,26 @@ the paper's numbers, and the page's wrapped printing (:func:`say`, :func:`wrap`;
 :meth:`lib.core.claims.Claims.lines`)."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import html
+import io
 import textwrap
 
 from lib.chapters.aot_memorization.claims import stored as S
 from lib.core.claims import EXPERIMENT, LINE_WIDTH, Claims
 
 WIDTH = LINE_WIDTH           # characters of a printed line at the page's text width
+
+
+MODEL_ID = {"official": "", "paper": "-eq2"}            # the id suffix of each model's claims (eq. (2)'s: -eq2)
+MODEL_NAME = {"official": "official", "paper": "eq. (2)"}  # the model's name in a statement: "[eq. (2) model]"
+
+
+def model_id(v: str) -> str:
+    """The claim-id suffix of the model ``v`` ("" for the official code's, "-eq2" for the AoT of eqs. (1)-(2)): a
+    statement judged on the eq. (2) model is its own row of the claims table, never paired with a paper-scale id."""
+    return MODEL_ID.get(v, f"-{v}")
 
 
 def not_run(C: Claims, ids: list[str], ev, paper: str | dict, statements: dict, crit: dict) -> bool:
@@ -46,14 +59,37 @@ def tag(g: dict) -> str:
     return ",".join(str(v) for v in g.values())
 
 
+FOLD_LINES = 3               # printouts of more lines than this are folded on the page (:func:`folded`)
+
+
+@contextlib.contextmanager
+def folded(summary: str = "the numbers behind the verdicts", lines: int = FOLD_LINES):
+    """Capture what the block prints; print it as is when it is at most ``lines`` lines, else display it folded
+    (an HTML ``<details>`` block headed ``summary``), so that the page shows the verdicts and figures and keeps the
+    tables one click away (issue 28: the text before the claims table fits in 30 screens)."""
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buf):
+            yield
+    finally:
+        text = buf.getvalue().rstrip("\n")
+        if text.count("\n") < lines:
+            print(text) if text else None
+        else:
+            from IPython.display import HTML, display
+            display(HTML(f"<details class='printout'><summary>{html.escape(summary)} ({text.count(chr(10)) + 1} "
+                         f"lines)</summary><pre>{html.escape(text)}</pre></details>"))
+
+
 def prints_verdicts(fn):
-    """Decorate a function ``fn(C, ...)`` that records claims: after it, print the verdict line of every claim
-    recorded since the last print (:meth:`lib.core.claims.Claims.lines`, sanity checks left out), the lines the
-    page shows under the check and the verdict box links to."""
+    """Decorate a function ``fn(C, ...)`` that records claims: what it prints is folded (:func:`folded`); after it,
+    the verdict line of every claim recorded since the last print (:meth:`lib.core.claims.Claims.lines`, sanity
+    checks left out), the lines the page shows under the check and the verdict box links to."""
     @functools.wraps(fn)
     def run(C, *args, **kw):
         try:
-            return fn(C, *args, **kw)
+            with folded():
+                return fn(C, *args, **kw)
         finally:
             C.lines(sanity=False)
     return run

@@ -43,7 +43,7 @@ def agree(a: Sequence[float], b: Sequence[float], floor: float = 0.05) -> tuple[
 @prints_verdicts
 def paper_scale(C: Claims, cost: dict | None) -> None:
     """App. B.2 / Figs. 8-10 at the paper's scale: not run, with the measured cost (``cost``)."""
-    C.not_run("appB2-depth", "App. B.2 / Figs. 8-10 (v2): deeper attention-only models (3 layers in the code, 5 in the text) give similar results to Exps. 1, 2 and 5",
+    C.not_run("appB2-depth-paper-scale", "App. B.2 / Figs. 8-10 (v2): deeper attention-only models (3 layers in the code, 5 in the text) give similar results to Exps. 1, 2 and 5",
               paper="similar to one layer",
               reason=EV.reason(cost, ["Fig. 8 (depth, Exp. 1)", "Fig. 9 (depth, Exp. 2)"], "not trained: the depth path exists "
                                   "(lib.chapters.aot_memorization.model.DeepAoT, an engine family defined in the chapter, equal to the "

@@ -9,7 +9,7 @@ import numpy as np
 from lib.chapters.aot_memorization import theory as aot
 from lib.chapters.aot_memorization import train as AT
 from lib.chapters.aot_memorization.claims import skeptic as SK
-from lib.chapters.aot_memorization.claims.common import prints_verdicts
+from lib.chapters.aot_memorization.claims.common import MODEL_NAME, model_id, prints_verdicts
 from lib.core import claims as K
 from lib.core import stats
 from lib.core.claims import EXPERIMENT, Claims, Control
@@ -113,12 +113,12 @@ def live(C: Claims, P: dict, ex1: dict, slopes_by: dict, k_ours: dict, k_paper: 
     """Exp. 4 / Fig. 2b on the page's grid: the exponent of associations per head against the v2 data's and v1's
     cubic (each model), and ours against the paper's per head at the same d (``xr``, model ``v0``)."""
     for i, (v, _k) in enumerate(k_ours.items()):
-        sfx, name = ("", "exp1") if i == 0 else (f"-{v}", f"exp1_{v}")
+        sfx, name = ("", "exp1") if i == 0 else (model_id(v), f"exp1_{v}")
         sc4 = AT.scale(P, name, extra=(len(slopes_by[v]) >= 3, "needs >= 3 values of d = d_h with a slope"))
         D4 = SK.grid(ex1[v], P["exp1_d"], P["exp1_H"], P["train_N"])
-        exponent_claim(C, "exp4-exponent" + sfx, f"Exp. 4 / Fig. 2b (v2): the per-head coefficient grows like d^k with the v2 data's k, not v1's cubic [{v} model]",
+        exponent_claim(C, "exp4-exponent" + sfx, f"Exp. 4 / Fig. 2b (v2): the per-head coefficient grows like d^k with the v2 data's k, not v1's cubic [{MODEL_NAME.get(v, v)} model]",
                                    D4, k_paper, 3.0, "v2 CSV", "v1 cubic", f"{k_paper:.2f} (v2 CSV)", sc4, "v1", ("v2", None))
-        exponent_claim(C, "exp4-cubic-v1" + sfx, f"Exp. 4 / Fig. 2b (v1): the per-head coefficient grows like d^3, not with the v2 data's k [{v} model]",
+        exponent_claim(C, "exp4-cubic-v1" + sfx, f"Exp. 4 / Fig. 2b (v1): the per-head coefficient grows like d^3, not with the v2 data's k [{MODEL_NAME.get(v, v)} model]",
                                    D4, 3.0, k_paper, "v1 cubic", "v2 CSV", "3 (v1 text)", sc4, "v2", (None, "v2"))
     xr_bound = {d: 1 / AT.slope_ratio(pslopes[d], 50, 2500, d) for d in common}   # a model storing d_h per head
     def per_head_ok(D):       # exp4-vs-paper's criterion on a grid D: ours / the v2 CSV's associations per head in [0.7, 1.4]

@@ -11,7 +11,7 @@ from lib.chapters.aot_memorization import theory as aot
 from lib.chapters.aot_memorization import train as AT
 from lib.chapters.aot_memorization.claims import skeptic as SK
 from lib.chapters.aot_memorization.claims import stored as S
-from lib.chapters.aot_memorization.claims.common import prints_verdicts, say
+from lib.chapters.aot_memorization.claims.common import MODEL_NAME, model_id, prints_verdicts, say
 from lib.core.claims import EXPERIMENT, Claims, Control
 from lib.core.robust import variant
 
@@ -222,7 +222,7 @@ def live(C: Claims, P: dict, res: dict, ex5: dict, ex5_other: dict, aot5: list, 
             variants=[(f"d = {d} alone", float(np.mean([m - a for a, m in zip(ya[1:], ym[1:], strict=False)])) >= gap_v2 / 2) for d, (ya, ym) in ex5.items()] if len(ex5) > 1 else None)
     for v, curves in ex5_other.items():
         noise_v = [seed_noise_curve(res[f"exp5_aot_{v}"], "running_acc", "H", P["exp5_H"], d=d) for d in curves]
-        C.check(f"exp5-monotone-{v}", f"Exp. 5 / Fig. 3: the AoT's accuracy grows with the parameter count [{v} model, eq. 2]",
+        C.check("exp5-monotone" + model_id(v), f"Exp. 5 / Fig. 3: the AoT's accuracy grows with the parameter count [{MODEL_NAME.get(v, v)} model]",
                 paper="increasing", ours="rises " + ", ".join(f"{c[-1] - c[0]:+.3f}" for c in curves.values()), ok=mono_of(curves.values()),
                 criterion=crit5, stable=False, kind=EXPERIMENT, scale=sc5,
                 control=("seed noise: the same criterion on seed 0 - seed 1 at each point", mono_of(noise_v), noise_txt(noise_v)),

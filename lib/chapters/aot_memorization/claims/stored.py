@@ -7,6 +7,9 @@ leaves the stored runs' fingerprint unchanged.
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import numpy as np
 
 from lib.book import evidence as E
@@ -24,7 +27,24 @@ def load() -> dict:
     from lib.chapters.aot_memorization.claims.common import wrap
     for n, ev in evs.items():
         print(wrap(f"{n}: {sws[n]['what']}") + "\n" + wrap(f"    {ev.label}"))
-    return evs
+    return pooled(evs)
+
+
+def pooled(evs: dict) -> dict:
+    """``evs`` with each complete seed extension (:data:`~lib.chapters.aot_memorization.evidence.EXTENDS`) pooled
+    into its complete base sweep: the base's points and total grow by the extension's, the claims read every seed.
+    An extension not (yet) complete leaves its base as stored."""
+    out = dict(evs)
+    for ext, base in EV.EXTENDS.items():
+        e, b = evs.get(ext), evs.get(base)
+        if e is not None and b is not None and e.complete and b.complete:
+            out[base] = dataclasses.replace(b, points=b.points + e.points, total=b.total + e.total)
+    return out
+
+
+def seeds(ev) -> int:
+    """The number of seeds (repetitions) among a sweep's stored points."""
+    return len({p["rep"] for p in ev.points})
 
 
 def state(ev) -> str:
@@ -68,7 +88,8 @@ def seed_rows(ev, variant: str, x: str, key: str = "running_acc") -> tuple[list,
 def scale(ev, exp: str) -> K.Scale:
     """The scale of a stored sweep's claims: its trained models beside the paper's scale."""
     sw = E.sweeps(EV.CHAPTER)[exp]
-    return K.Scale(ours=f"{len(ev.points)} trained models: " + sw["what"].split(": ", 1)[1], paper=sw["paper"], enough=True)
+    what = re.sub(r"\b\d+ seeds?\b", f"{seeds(ev)} seed" + ("s" if seeds(ev) != 1 else ""), sw["what"].split(": ", 1)[1])
+    return K.Scale(ours=f"{len(ev.points)} trained models: " + what, paper=sw["paper"], enough=True)
 
 
 def cost(ev) -> str:

@@ -14,18 +14,18 @@ from lib.chapters.aot_memorization.claims.exp4 import exponent, exponent_claim, 
 from lib.core.claims import EXPERIMENT, Claims, Control
 from lib.core.robust import variant
 
-V1_IDS = ["v1-protocol", "v1-exponent", "v1-cubic", "v1-above-bound"]
+V1_IDS = ["v1-protocol-paper-scale", "v1-exponent-paper-scale", "v1-cubic-paper-scale", "v1-above-bound-paper-scale"]
 
 
-V1_TEXT = {"v1-protocol": "v1's protocol (Adam at a constant 1e-3, 10 epochs of 1000 batches of 1024) gives v1's Fig. 1a "
+V1_TEXT = {"v1-protocol-paper-scale": "v1's protocol (Adam at a constant 1e-3, 10 epochs of 1000 batches of 1024) gives v1's Fig. 1a "
                           "[official (v2) model]",
-           "v1-exponent": "Exp. 4 (v1) under v1's protocol: the per-head coefficient grows like d^k with the v1 data's k",
-           "v1-cubic": "Exp. 4 / Fig. 2b (v1) under v1's protocol: the per-head coefficient grows like d^3 ('cubic')",
-           "v1-above-bound": "Fig. 1a (v1) under v1's protocol: trained AoTs memorize at least the bound phi(H d_h + d)"}
+           "v1-exponent-paper-scale": "Exp. 4 (v1) under v1's protocol: the per-head coefficient grows like d^k with the v1 data's k",
+           "v1-cubic-paper-scale": "Exp. 4 / Fig. 2b (v1) under v1's protocol: the per-head coefficient grows like d^3 ('cubic')",
+           "v1-above-bound-paper-scale": "Fig. 1a (v1) under v1's protocol: trained AoTs memorize at least the bound phi(H d_h + d)"}
 
 
-V1_PAPER = {"v1-protocol": "v1 CSV (2 seeds)", "v1-exponent": "the v1 CSV's exponent", "v1-cubic": "3 (v1 text)",
-            "v1-above-bound": "above 'our lower bound' (v1 Fig. 1a)"}
+V1_PAPER = {"v1-protocol-paper-scale": "v1 CSV (2 seeds)", "v1-exponent-paper-scale": "the v1 CSV's exponent", "v1-cubic-paper-scale": "3 (v1 text)",
+            "v1-above-bound-paper-scale": "above 'our lower bound' (v1 Fig. 1a)"}
 
 
 def _v1_exponents() -> tuple[float, float]:
@@ -36,11 +36,11 @@ def _v1_exponents() -> tuple[float, float]:
 
 def _v1_crit() -> dict:
     k1, k2 = _v1_exponents()
-    return {"v1-protocol": "|ours - v1| <= 0.05 at every (d, H) of v1's grid; control: the v2 CSV against the same "
+    return {"v1-protocol-paper-scale": "|ours - v1| <= 0.05 at every (d, H) of v1's grid; control: the v2 CSV against the same "
                            "v1 numbers",
-            "v1-exponent": exponent_criterion(k1, k2, "v1 CSV", "v2 CSV") + "; control: the v2 CSV's points through the same test",
-            "v1-cubic": exponent_criterion(3.0, k2, "v1 text", "v2 CSV") + "; control: the v2 CSV's points through the same test",
-            "v1-above-bound": ABOVE_CRIT + "; control: a model that gains nothing from heads"}
+            "v1-exponent-paper-scale": exponent_criterion(k1, k2, "v1 CSV", "v2 CSV") + "; control: the v2 CSV's points through the same test",
+            "v1-cubic-paper-scale": exponent_criterion(3.0, k2, "v1 text", "v2 CSV") + "; control: the v2 CSV's points through the same test",
+            "v1-above-bound-paper-scale": ABOVE_CRIT + "; control: a model that gains nothing from heads"}
 
 
 def v1_diffs(m: dict, v1t: dict, Hs: list) -> list[tuple[int, int, float, float]]:
@@ -89,19 +89,19 @@ def stored(C: Claims, evs: dict) -> None:
     var = [variant("tolerance 0.1", vs(0.1)),
            variant("only the points where the v1 CSV is below 0.95 (saturation dropped)", vs(below=0.95)),
            variant("d = 3 dropped (the smallest model)", _vs_csv(pts, ds[1:], Hs, 0.05, None, v1t))]
-    C.check("v1-protocol", V1_TEXT["v1-protocol"], paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(diff.values()):.3f} over {n} points",
+    C.check("v1-protocol-paper-scale", V1_TEXT["v1-protocol-paper-scale"], paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(diff.values()):.3f} over {n} points",
             ok=max(diff.values()) <= 0.05, criterion="|ours - v1| <= 0.05 at every (d, H) of v1's grid", stable=False,
             kind=EXPERIMENT, scale=sc, control=Control("the v2 CSV (v2's recipe, 5 seeds) against the same v1 numbers",
                                                        v2gap <= 0.05, f"max |diff| {v2gap:.3f}"), variants=var)
     D = SK.grid(pts, ds, Hs, 50)
-    exponent_claim(C, "v1-exponent", V1_TEXT["v1-exponent"], D, k1, k2, "v1 CSV", "v2 CSV", f"{k1:.2f} (v1 CSV)", sc, "v2", ("v1", "v2"))
-    exponent_claim(C, "v1-cubic", V1_TEXT["v1-cubic"], D, 3.0, k2, "v1 text", "v2 CSV", "3 (v1 text)", sc, "v2", (None, "v2"))
-    above_claim(C, "v1-above-bound", V1_TEXT["v1-above-bound"], "above 'our lower bound' (v1 Fig. 1a)", pts, ds, Hs, 50, sc)
+    exponent_claim(C, "v1-exponent-paper-scale", V1_TEXT["v1-exponent-paper-scale"], D, k1, k2, "v1 CSV", "v2 CSV", f"{k1:.2f} (v1 CSV)", sc, "v2", ("v1", "v2"))
+    exponent_claim(C, "v1-cubic-paper-scale", V1_TEXT["v1-cubic-paper-scale"], D, 3.0, k2, "v1 text", "v2 CSV", "3 (v1 text)", sc, "v2", (None, "v2"))
+    above_claim(C, "v1-above-bound-paper-scale", V1_TEXT["v1-above-bound-paper-scale"], "above 'our lower bound' (v1 Fig. 1a)", pts, ds, Hs, 50, sc)
 
 
 SHORT_TEXT = ("The shorter-run hypothesis: one pass over 5000 batches of 1024 at a constant 1e-3 (the schedule of the "
               "model code committed with v1's CSVs, half of v1's stated 10k steps) gives v1's Fig. 1a [official (v2) model]")
-SHORT_CRIT = ("|ours - v1| <= 0.05 at every (d, H) of v1's grid (v1-protocol's criterion); control: the full-length run "
+SHORT_CRIT = ("|ours - v1| <= 0.05 at every (d, H) of v1's grid (v1-protocol-paper-scale's criterion); control: the full-length run "
               "(sweep `v1`, 10k steps) through the same criterion")
 
 
@@ -114,18 +114,18 @@ def v1_gaps(pts: list[dict], below: float | None = None) -> list[float]:
 
 
 def v1_fit(pts: list[dict], tol: float = 0.05, below: float | None = None, agg=max) -> bool:
-    """v1-protocol's criterion: ``agg`` (max: every point) of :func:`v1_gaps` <= ``tol``."""
+    """v1-protocol-paper-scale's criterion: ``agg`` (max: every point) of :func:`v1_gaps` <= ``tol``."""
     g = v1_gaps(pts, below)
     return bool(g) and float(agg(g)) <= tol
 
 
 @prints_verdicts
 def short_run(C: Claims, evs: dict) -> None:
-    """The shorter-run hypothesis for v1's CSV (sweep ``v1-short``): v1-protocol's criterion on a run of half the
+    """The shorter-run hypothesis for v1's CSV (sweep ``v1-short``): v1-protocol-paper-scale's criterion on a run of half the
     steps; control: the full-length run ``v1``; variants: the tolerance, the saturated points."""
     ev, full = evs["v1-short"], evs["v1"]
-    if not_run(C, ["v1-short-run"], ev if not ev.complete else full, "v1 CSV (2 seeds)", {"v1-short-run": SHORT_TEXT},
-               {"v1-short-run": SHORT_CRIT}):      # the claim, or its control (the full-length run), not stored
+    if not_run(C, ["v1-short-run-paper-scale"], ev if not ev.complete else full, "v1 CSV (2 seeds)", {"v1-short-run-paper-scale": SHORT_TEXT},
+               {"v1-short-run-paper-scale": SHORT_CRIT}):      # the claim, or its control (the full-length run), not stored
         return
     pts, v1t, Hs = ev.points, aot.PAPER["exp1_v1"], aot.PAPER["exp1_H"]
     m = AT.mean_over_reps(pts, "running_acc", ["d", "H"])
@@ -142,6 +142,6 @@ def short_run(C: Claims, evs: dict) -> None:
     # passes whatever the short run gives (it cannot tell the two schedules apart); both means are printed
     ctl = Control("the full-length run (sweep `v1`, 10k steps), same criterion", v1_fit(full.points),
                   f"max |diff| {max(gf):.3f}, mean {mean(gf):.3f}")
-    C.check("v1-short-run", SHORT_TEXT, paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(g):.3f}, mean {mean(g):.3f} over {len(g)} points",
+    C.check("v1-short-run-paper-scale", SHORT_TEXT, paper="v1 CSV (2 seeds)", ours=f"max |diff| {max(g):.3f}, mean {mean(g):.3f} over {len(g)} points",
             ok=max(g) <= 0.05, criterion=SHORT_CRIT, stable=False, kind=EXPERIMENT, scale=S.scale(ev, "v1-short"),
             control=ctl, variants=var)
