@@ -377,7 +377,7 @@ def test_fig2a_two_seeds_judged_on_their_mean_with_each_seed_a_variant():
     else:
         assert set(judged) == {0} and which.startswith("seed 0 alone") and f"{len(ev1.points)} of 32" in which
 
-def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
+def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None, rising: bool = True):
     """Synthetic stored Fig. 3 rows: H = 4 and 8 on the declared grid, memorized up to ``cap[H]``; at every T a
     ``[T, H]`` max-weight array with head 0 free on every example and a ``sat_frac`` share of pairs saturated."""
     from lib.chapters.mha_memorization import evidence as EV3
@@ -390,9 +390,20 @@ def _fig3_rows(sat_frac: float = 0.75, cap: dict | None = None):
             idx = [(t, h) for h in range(1, H) for t in range(T)][:k]
             for t, h in idx:
                 mx[t, h] = 0.9999
-            rows.append(dict(H=H, T=T, seed=0, final_acc=1.0 if cap[H] is not None and T <= cap[H] else 0.93,
+            mem = cap[H] is not None and T <= cap[H]
+            rows.append(dict(H=H, T=T, seed=0, final_acc=1.0 if mem else 0.93, history=_history(mem, rising),
                              max_weight=mx.tolist(), max_weight_init=np.full((T, H), 0.06).tolist()))
     return rows
+
+
+def _history(memorized: bool, rising: bool = True, steps: int = 300_000) -> list:
+    """A synthetic learning curve every 1000 steps: 100% from step 100k (memorized), else rising linearly to 0.93 at
+    the last step (``rising``) or flat at 0.93 from step 100k."""
+    out = []
+    for s in range(1000, steps + 1, 1000):
+        a = min(1.0, s / 100_000) if memorized else (0.93 * s / steps if rising else 0.93 * min(1.0, s / 100_000))
+        out.append([s, 1.0 - a, a])
+    return out
 
 
 def test_fig3_paper_claims_judge_the_stored_rows():
@@ -423,7 +434,7 @@ def test_fig3_paper_claims_judge_the_stored_rows():
     assert got["fig3-paper-one-free"].verdict == claims.FRAGILE
     got, S = judge(cap={4: 300, 8: 1300})                           # the stored run's shape at H = 4: T* = 300 < 550
     assert got["fig3-paper-capacity"].verdict == claims.FAILS and S[4]["T"] == 300
-    assert "the paper's T=550 trained to 0.930 (located T*=300" in got["fig3-paper-capacity"].ours
+    assert "the paper's T=550 trained to 0.930 (largest T memorized in 300k steps 300" in got["fig3-paper-capacity"].ours
     got, _ = judge(cap={4: 700, 8: 1700})                           # every T memorized: the paper's T is no maximum
     assert got["fig3-paper-capacity"].verdict == claims.NOT_DISCRIMINATING
     got, _ = judge(cap={4: 700, 8: 1300})                           # the rival must hold at every H to pass
@@ -445,7 +456,8 @@ def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
     text = fig3.fig3_cause()
     assert "T* = 300, not the paper's 550, which trains to accuracy 0.930" in text
     assert "the one-free criterion passes whatever T" in text          # head 0 free, others saturated on every row
-    assert "at H = 4 the paper finds about 550, our stored run locates T* = 300" in fig3.fig3_versus()
+    assert ("at H = 4 the paper finds about 550; the largest T of our grid memorized within 300k steps is 300"
+            in fig3.fig3_versus())
     monkeypatch.setattr(store, "load", lambda *a, **k: store.Evidence("mha-memorization", "fig3", points=rows[:2],
                         manifest={}, total=len(EV3.SWEEPS["fig3"]["points"])))
     assert fig3.fig3_cause() == "" and "not complete" in fig3.fig3_versus()
@@ -508,7 +520,8 @@ def test_stored_fig3_reader_partial_and_complete(monkeypatch):
     for pts, verdict in ((rows[:3], claims.NOT_RUN), (rows, claims.HOLDS)):
         ev = store.Evidence("mha-memorization", "fig3", points=pts, manifest={"sessions": [{"date": "2026-01-01"}]},
                             total=len(EV3.SWEEPS["fig3"]["points"]))
-        monkeypatch.setattr(store, "load", lambda *a, ev=ev, **k: ev)
+        monkeypatch.setattr(store, "load", lambda ch, name, *a, ev=ev, **k: ev if name == "fig3" else
+                            store.Evidence(ch, name, total=2, reason="not run yet"))
         C = claims.Claims("mha-memorization", "book")
         table = fig3.report_fig3(C)
         assert "| 4 |" in table
@@ -521,3 +534,69 @@ def test_stored_fig3_reader_partial_and_complete(monkeypatch):
     data = mha_model.mha_data(fam, [7, 9], [1, 2])
     p = fam.init_one(5)
     assert np.abs(mha_train.max_attention(fam, p, data, 1) - mha_gd.query_attention(fam, p, data, 1).max(axis=2)).max() < 1e-12
+
+
+def test_fig3_converged_judges_the_learning_curves():
+    """fig3_converged.paper_converged: curves still rising at the paper's T (before the rate is a tenth of its peak)
+    hold, with the memorized T* (flat at 100%) as a failing control; flat curves make the finding fail. The window
+    is placed by the official schedule: the rate is a tenth of its peak at step ~242k of 300k."""
+    from lib.chapters.mha_memorization.claims import fig3_converged as cv
+    from lib.core import claims
+    assert 240_000 < cv.lr_step(300_000) < 243_000 and 600_000 < cv.lr_step(750_000) < 610_000
+
+    def judge(**kw):
+        C = claims.Claims("mha-memorization", "book")
+        cv.paper_converged(C, _fig3_rows(cap={4: 300, 8: 1100}, **kw), {4: 300, 8: 1100})
+        return C.claims["fig3-paper-converged"]
+    c = judge()
+    assert c.verdict == claims.HOLDS and not c.control["passed"], c
+    assert "H=4, T=550: +0.155" in c.ours                                 # 0.93 · 50k / 300k
+    c = judge(rising=False)                                               # plateaued at 100k: converged
+    assert c.base == claims.FAILS
+
+
+def test_fig3_long_claims_not_run_then_judged(monkeypatch):
+    """fig3_converged.long_claims: not run with the command and the cost while fig3-long is absent; judged on stored
+    long runs, with the 300k-step runs (still rising, not memorized) as the failing control of both claims."""
+    from lib.book import evidence as store
+    from lib.chapters.mha_memorization import evidence as EV3
+    from lib.chapters.mha_memorization.claims import fig3_converged as cv
+    from lib.core import claims
+    short = _fig3_rows(cap={4: 300, 8: 1100})
+    monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, total=2, reason="not run yet"))
+    C = claims.Claims("mha-memorization", "book")
+    assert cv.long_claims(C, short) == {}
+    c = C.claims["fig3-long-plateau"]
+    assert c.verdict == claims.NOT_RUN and "python -m lib evidence mha-memorization fig3-long" in c.criterion
+    assert "CPU-hours to go" in c.criterion
+    long = [dict(H=H, T=T, seed=0, final_acc=a, history=_history(a == 1.0, steps=EV3.STEPS_3L))
+            for (H, T), a in (((4, 550), 1.0), ((8, 1300), 1.0))]
+    monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long, total=2,
+                                                                                 manifest={"sessions": [{}]}))
+    C = claims.Claims("mha-memorization", "book")
+    got = cv.long_claims(C, short)
+    assert set(got) == {4, 8}
+    for k in cv.LONG_CLAIMS:
+        assert C.claims[k].verdict == claims.HOLDS and not C.claims[k].control["passed"], C.claims[k]
+    long[0]["final_acc"] = 0.97                                            # H = 4 not memorized: the claim fails
+    C = claims.Claims("mha-memorization", "book")
+    cv.long_claims(C, short)
+    assert C.claims["fig3-long-memorized"].base == claims.FAILS
+
+
+def test_fig2a_onset_line_needs_both_seeds():
+    """fig2a_seeds.onset_judge: an onset followed by a line (count 0 up to H = 6, then 550 per head) holds, and the
+    rival a H² + b fails on it; a pure H² curve fails the line and passes as the rival; both() needs every seed."""
+    from lib.chapters.mha_memorization.claims import fig2a_seeds as fs
+    Hs = [1, 5, 10, 20, 30, 40, 50, 60]
+
+    def cur(f, T=40_000):
+        mem = [f(H) for H in Hs]
+        return {T: (Hs, [m / T for m in mem], mem, [0.0] * len(Hs))}
+    onset = cur(lambda H: max(0.0, 550.0 * (H - 6)) + 5.0 * np.sin(H))
+    convex = cur(lambda H: 9.0 * H * H)
+    assert fs.onset_judge(onset)[0] and not fs.onset_judge(onset, curve="H²")[0]
+    assert not fs.onset_judge(convex)[0] and fs.onset_judge(convex, curve="H²", onset=0.0)[0]
+    through_origin = cur(lambda H: 550.0 * H)
+    assert not fs.onset_judge(through_origin)[0]                          # a line, but no onset
+    assert fs.both({0: onset, 1: onset})[0] and not fs.both({0: onset, 1: convex})[0]

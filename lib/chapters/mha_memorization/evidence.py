@@ -12,6 +12,8 @@ largest subset that fits about one to two CPU-hours, one seed.
 * ``fig3`` (Fig. 3 / App. H): H = 4 and 8, T on a grid around the paper's capacities 550 and 1300, 300k steps
   with no early stop; each point keeps App. H's saturation statistics. The paper does not say how it searched
   T: the largest T of the grid at 100% is the located capacity, the next one is one step past it.
+* ``fig3-long``: the paper's T at each H (550, 1300) trained 2.5x longer (750k steps), to see whether the 300k
+  protocol stops before the accuracy does (its learning curves still rise when the rate has decayed).
 * ``fig4``, ``fig4-context`` (App. I.1, general position: every example has its own context): the head panel at
   H in {1, 5, 10, 20, 30}, T = 30k, and the context panel at H = 20, n = 1..60, the same T, so that the two
   panels are judged by one criterion at one T.
@@ -39,6 +41,15 @@ SIZES_B = [6_000, 10_000, 18_000]                    # of the official 6k, 10k, 
 HEAD_DIMS = [10, 32, 64]                            # of the official 10, 15, ..., 60, 64; n = 32
 SIZES_C = [20_000]                                  # of the official 10k, 15k, 20k
 GRID_3 = {4: [300, 450, 550, 700], 8: [800, 1100, 1300, 1700]}      # T around the paper's 550 and 1300
+# Fig. 3 trained longer: the paper's T at each H, 2.5x App. H's 300k steps, learning curve kept (``history``). The
+# stored fig3 points cost 1.237 (H = 4) and 1.697 (H = 8) CPU-ms per model-step in families of four; a model trained
+# alone costs ALONE times that (measured: H = 4, T = 550 alone against T in {300, 450, 550, 700}, the marginal cost of
+# 4000 steps at one thread). The steps are those at which a point would cost 0.3 CPU-h at the stored rates.
+STEPS_3L, ALONE, MS_STEP_3 = 750_000, 1.96, {4: 1.237, 8: 1.697}
+RECIPE_3L = dict(RECIPE_3, steps=STEPS_3L)
+POINTS_3L = [dict(H=4, T=550, seed=0), dict(H=8, T=1300, seed=0)]
+VERIFY_3L = [dict(H=4, T=550, seed=0)]               # the cheaper unit, whose first 1001 steps a re-training replays
+COST_3L = sum(MS_STEP_3.values()) / len(MS_STEP_3) * ALONE * STEPS_3L / 1000     # CPU-s per point, estimated
 HEADS_4, T_4 = [1, 5, 10, 20, 30], 30_000            # of the official H = 1..60, T = 30k..130k
 H_4N = 20                                           # the context panel at the head panel's H = 20 point
 T_5H, T_5N = 30_000, 25_000                         # of the official 10k..30k and 10k..25k
@@ -142,6 +153,11 @@ SWEEPS = {
                    "Fig. 3 / App. H: d = 64, n = 32, d_h = 64, H = 4 and 8, T on a grid around 550 and 1300, 300k Adam "
                    "steps of batch 256 each, one seed; largest softmax weights per (example, head)",
                    "d = 64, n = 32, H = 4 (T ≈ 550) and 8 (T ≈ 1300), 300k steps", prefix=1001),
+    "fig3-long": dict(_sweep(POINTS_3L, ["H"], RECIPE_3L, COST_3L, 1.5, ["fig3-long-plateau", "fig3-long-memorized"],
+                             "Fig. 3 / App. H trained longer: d = 64, n = 32, d_h = 64, H = 4 at T = 550 and H = 8 at "
+                             "T = 1300 (the paper's T), 750k Adam steps of batch 256 (2.5x App. H's 300k), one seed; "
+                             "learning curve and largest softmax weights kept", "d = 64, n = 32, H = 4 (T ≈ 550) and "
+                             "8 (T ≈ 1300), 300k steps", prefix=1001), verify=dict(prefix=1001, points=VERIFY_3L)),
     "fig4": _sweep(POINTS_4, ["H", "n"], RECIPE_4, COST_4 / len(POINTS_4), 1.3, ["fig4-linear-paper-scale"],
                    "Fig. 4 (per-example contexts, 100 classes): d = 64, n = 32, d_h = 64, H = 1, 5, 10, 20, 30 (of "
                    "1..60), T = 30k (of 30k..130k), 58,593 steps, one seed", PAPER_4),

@@ -342,9 +342,6 @@ RECONCILE = {
     "fig2c": ("Fig. 2(c)", "Neither scale separates the two halves cleanly: below n, d_h helps but by a margin near the "
               "threshold (and the paper-scale gain is matched by its control); above n, the book's seeds cannot resolve a "
               "gain, while the paper-scale run shows one (its size is in the claim's 'ours')."),
-    "fig3": ("Fig. 3", "Trained heads saturate more with longer training, but at both scales a majority of saturated "
-             "(example, head) pairs is reached only at H = 8, not at H = 4; at the paper's scale the paper's T is also "
-             "not memorized by its own protocol."),
     "fig4": ("Fig. 4", "Per-example contexts: memorization grows with H and n at book scale; at the paper's scale the "
              "count in n plateaus beyond n = 5, and linearity in H depends on the chance floor, as in Fig. 2(a)."),
     "fig5": ("Fig. 5", "The regression MSE falls with H and n at the paper's scale without exception; the book-scale "
@@ -368,6 +365,9 @@ def _fig2a_text(C) -> str:
         out += (f"Linearity in H with R² ≥ 0.98: {lin_b} at book scale, {lin_p} at the paper's scale; the paper leaves "
                 "open which points count as non-saturated and whether the chance floor (H = 1) is fitted "
                 f"(`fig2a-reading-paper-scale`: {v('fig2a-reading-paper-scale')}).")
+    on = v("fig2a-onset-line-paper-scale")
+    out += (" Both seeds show an onset followed by a line (`fig2a-onset-line-paper-scale`)." if on == HOLDS else
+            f" An onset followed by a line is not established on both seeds (`fig2a-onset-line-paper-scale`: {on}).")
     return out + f" The paper scale is judged on {seeds_state()[1]}."
 
 
@@ -378,9 +378,11 @@ def reconcile(C) -> str:
     def marks(ids):
         return ", ".join(f"{MARK[C.claims[k].verdict]} `{k}`" for k in ids) or "none"
     rows = []
-    for pre, (name, text) in {"fig2a": ("Fig. 2(a)", _fig2a_text(C)), **RECONCILE}.items():
+    from lib.chapters.mha_memorization.claims.fig3_converged import reconcile_text
+    for pre, (name, text) in {"fig2a": ("Fig. 2(a)", _fig2a_text(C)), **RECONCILE,
+                              "fig3": ("Fig. 3", reconcile_text(C))}.items():
         ids = [k for k in C.claims if k.startswith(pre)]
-        paper_ids = [k for k in ids if "paper" in k]
+        paper_ids = [k for k in ids if "paper" in k or "gpu" in k or k.startswith("fig3-long")]
         rows.append(f"* **{name}.** Book scale: {marks([k for k in ids if k not in paper_ids])}. Paper scale: "
                     f"{marks(paper_ids)}. {text}")
     return "**Book scale beside the paper's scale**\n\n" + "\n".join(rows)

@@ -9,13 +9,16 @@ it recorded, :meth:`lib.core.claims.Claims.lines`).
 :mod:`~.appj`         Appendix J / Table 3 offline;
 :mod:`~.gd`           Sec. 5.2 at book scale (Figs. 2, 4, 5);
 :mod:`~.fig2a`        Fig. 2(a) at the paper's scale, from stored evidence (both seeds once the second is complete);
+:mod:`~.fig2a_seeds`  Fig. 2(a) seed by seed: the line on each seed, the onset-then-line shape on both;
 :mod:`~.paper_scale`  the declared statements and criteria of the other stored subsets, and their readers;
 :mod:`~.fig2bc`, :mod:`~.fig45`, :mod:`~.fig245`  Figs. 2(b), 2(c), 4, 5 and Fig. 2(a)'s second seed, stored;
 :mod:`~.capacity`     eq. (16) on the paper's own layer trained near its bound, App. A's d_h speed;
-:mod:`~.fig3`         Appendix H / Fig. 3, at book scale and by the paper's protocol (stored).
+:mod:`~.fig3`         Appendix H / Fig. 3, at book scale and by the paper's protocol (stored);
+:mod:`~.fig3_converged`  whether App. H's training converged (learning curves of ``fig3``; the longer ``fig3-long``).
 """
-from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2bc, fig3, fig45, fig245, gd, layer,  # noqa: E402
-                                                  paper_scale, props, table1, theorem1)
+from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2a_seeds, fig2bc, fig3,  # noqa: E402
+                                                  fig3_converged, fig45, fig245, gd, layer, paper_scale, props, table1,
+                                                  theorem1)
 
-__all__ = ["appj", "capacity", "fig2a", "fig2bc", "fig3", "fig45", "fig245", "gd", "layer", "paper_scale", "props",
+__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "props",
            "table1", "theorem1"]

@@ -181,18 +181,6 @@ def line_variants(cur: dict, seeds: dict | None = None) -> list:
     return out
 
 
-def onset_line(cur: dict, H_min: int = 10) -> str:
-    """An observation (not a claim): the line through the non-saturated points with H ≥ ``H_min`` at each T: its slope
-    (examples above chance per head) and where it crosses zero."""
-    out = []
-    for T, (Hs, acc, mem, _) in cur.items():
-        k = [i for i, (H, a) in enumerate(zip(Hs, acc, strict=True)) if H >= H_min and a <= SATURATED]
-        if len(k) >= 3:
-            a, b = np.polyfit([Hs[i] for i in k], [mem[i] for i in k], 1)
-            out.append(f"T = {T:,}: {a:.0f} per head, zero at H ≈ {-b / a:.1f} ({len(k)} points)")
-    return "; ".join(out)
-
-
 def _reading_finding(C: Claims, cur: dict, seeds: dict | None = None) -> None:
     """Whether the line claim's verdict turns on choices the paper leaves undefined: the reading of "non-saturated"
     and whether the points at the chance floor are fitted (the first version said no reading makes the claim hold;
@@ -305,15 +293,22 @@ def report(C: Claims) -> str:
         C.lines()
         return ""
     print(f"judged on {which}" + (f"; {seed_spread(seeds)}" if len(seeds) > 1 else ""))
-    out = judge(C, seeds, ev.total, sw["paper"], which)
+    partial = None
+    if len(seeds) == 1:         # the second seed incomplete: judged alone on its complete H columns, a variant
+        from lib.chapters.mha_memorization.claims.fig2a_seeds import seed_points
+        part = seed_points()[0].get(1)
+        partial = ("seed 1 alone, on its complete H columns (its sweep incomplete)", part) if part else None
+    out = judge(C, seeds, ev.total, sw["paper"], which, partial)
     C.lines()
     return out
 
 
-def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which: str = "") -> str:
+def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which: str = "",
+          partial: tuple[str, list[dict]] | None = None) -> str:
     """Record ``fig2a-linear-paper-scale``, ``fig2a-reading-paper-scale`` and ``fig2a-monotone-paper-scale`` on the
     mean of ``seeds`` ({seed: points}; each seed alone is a variant when there are two), ``which`` saying which seeds
-    (:func:`seeds_state`); returns the Markdown table of fits and the observation."""
+    (:func:`seeds_state`); ``partial``: (label, points) of an incomplete second seed, judged alone as a variant of the
+    line claim. Returns the Markdown table of fits."""
     ids = EV.SWEEPS["fig2a"]["claims"]
     spread = seed_spread(seeds)
     which = which or (f"the mean of {len(seeds)} seeds" if len(seeds) > 1 else "one seed")
@@ -329,7 +324,8 @@ def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which
             criterion=f"{LINEAR_CRITERION} (declared before the run finished); count above chance = (accuracy − "
                       "majority-class fraction) · T",
             control=Control("the rival curve a H² + b", passed=rival, value=", ".join(f"{v:.3f}" for v in quad.values())),
-            variants=line_variants(cur, seeds))
+            variants=line_variants(cur, seeds) + (robust.rejudge(lambda pts: line_judge(above_curves({0: pts})),
+                                                                 {partial[0]: partial[1]}) if partial else []))
     _reading_finding(C, cur, seeds)
     mono = lambda c, lv=SATURATED, floor=True: (all(                                         # noqa: E731
         increasing([m for m, a, x in zip(mm, aa, ch, strict=True) if floor or a >= FLOOR * x],
@@ -349,8 +345,4 @@ def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which
             control=Control(REVERSED_CONTROL, passed=all(increasing(m[::-1], a[::-1], SATURATED) for _, a, m, _ in cur.values()),
                             value="; ".join(f"T={T}: {reversed_verdict(m, a)}" for T, (_, a, m, _) in cur.items())),
             variants=mvar)
-    onset = onset_line(cur)
-    seeds_md = f"\n\nJudged on {which}" + (f"; {spread}." if spread else ".")
-    return fits_table(cur, fits) + seeds_md + (f"\n\nObservation ({len(seeds)} seed(s), not a claim): through the "
-                                               "non-saturated points with H ≥ 10 the count above chance is close to a "
-                                               f"line: {onset}." if onset else "")
+    return fits_table(cur, fits) + f"\n\nJudged on {which}" + (f"; {spread}." if spread else ".")
