@@ -39,6 +39,14 @@ def findings(C, P: dict, *, thm1_cases: list[dict], s2b: dict, slopes: list[tupl
         + (f" (at $N=6$, as $N=4$ is not generic at $L=3$: {inc6[3]['inc']:.2f} at $d_x=3$)" if 3 in inc6 else "")
         + f". A network one layer shallower must be wider to match ({ours('width-to-match')}), but so it must in the $N=2$ "
         "closed form, so this cannot show Corollary 1's exponential.",
+        "**A closed form for the separation rank** (ours, section 2c): for $H=1$, "
+        "$\\sum_j\\min(d_x h(C-j), h(j))$ bounds the rank from above at every $N$ (the argument is checked step by step) "
+        f"and equals every generic exact rank the page holds ({ours('closed-form-verified')}). At $d_x=4$, $L=3$ "
+        + (f"the exact rank {'equals' if K['closed-form-d4'].verdict == K_.HOLDS else 'does not equal'} it "
+           f"({K['closed-form-d4'].ours})" if 'closed-form-d4' in K and K['closed-form-d4'].verdict != K_.NOT_RUN
+           else "its prediction is not yet measured (the stored run is not complete)")
+        + ". Were it attained beyond the measured points (a conjecture), it would exceed Theorem 4's bound and Theorem 2's "
+        f"upper bound at the first depths $(d_x, L)$ listed in `closed-form-crossings` ({ours('closed-form-crossings')}).",
         f"**Theorem 4's proof has a gap at every $N$**, rescued at $N=2$ only (section 7): {ours('thm4-proof-step')}. "
         f"The bound we can prove instead grows faster per layer than Theorem 2's $2d_x+1$ from $d_x={first_weak}$ on, so "
         f"for $N\\ge4$ and $d_x\\ge{first_weak}$ **Theorem 2's upper bound and Corollary 2 are unproven**. No measured "

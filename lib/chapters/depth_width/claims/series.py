@@ -88,9 +88,11 @@ def readback(C, pts: dict) -> dict:
         "**Read back from the stored run.** Largest exact ranks of the depth series: "
         + ", ".join(f"{q['rank']} ($d_x={q['d_x']}$, $L={q['L']}$, $N={q['N']}$)" for q in top)
         + f". Largest Lemma 6 block on the network: rank {l6['rank']} $=(\\!({l6['d']},{l6['lam']})\\!)$ at "
-        f"$d_x={l6['d_x']}$, $L={l6['L']}$, in Theorem 1's regime. Per-layer growth of $\\log_3\\mathrm{{sep}}$ at $N=4$ "
-        "against $d_x$ and $D=d_x(d_x+1)/2$:\n\n| $d_x$ | layers | growth | $D$ | $2d_x+1$ (Thm 2) |\n|---|---|---|---|---|\n"
-        + "\n".join(f"| {o['d_x']} | {o['L']}→{o['L'] + 1} | {o['inc']:.2f} | {o['D']} | {2 * o['d_x'] + 1} |" for o in inc)))
+        f"$d_x={l6['d_x']}$, $L={l6['L']}$, in Theorem 1's regime.\n\n<details><summary>Per-layer growth of log3 sep at "
+        "N = 4 against d_x and D = d_x(d_x+1)/2 (N = 4 is not generic at L = 3: section 2c)</summary>\n\n"
+        "| $d_x$ | layers | growth | $D$ | $2d_x+1$ (Thm 2) |\n|---|---|---|---|---|\n"
+        + "\n".join(f"| {o['d_x']} | {o['L']}→{o['L'] + 1} | {o['inc']:.2f} | {o['D']} | {2 * o['d_x'] + 1} |" for o in inc)
+        + "\n\n</details>"))
     C.lines()
     return dict(top=top, l6=l6, inc=inc, inc6=inc6)
 
