@@ -117,7 +117,10 @@ def decisive(C: Claims, ev: evidence.Evidence) -> dict | None:
     else:
         alt = cf.sep_formula(4, 3, D=16)
         C.check("closed-form-d4", stmt, kind=FINDING, paper=f"closed form: {pred}", ours=f"{q['rank']} (rank < K: "
-                f"{q['below_K']}; {q['cpu_s'] / 3600:.2f} CPU-h)", ok=q["rank"] == pred and q["below_K"],
+                f"{q['below_K']}; {q['cpu_s'] / 3600:.2f} CPU-h)" + (
+                    f"; {pred - q['rank']} below the formula: one draw over GF(p) only bounds the generic rank from "
+                    "below, so a second draw (another seed and prime) must tell an unlucky draw from a formula that "
+                    "is not attained" if q["rank"] < pred else ""), ok=q["rank"] == pred and q["below_K"],
                 criterion="rank = closed form (a draw's rank is a lower bound of the generic rank, the closed form "
                           "an upper bound: equality certifies it)",
                 control=(f"the count with D = d_x² = 16 (a non-symmetric S_Q): {alt}", q["rank"] == alt),
