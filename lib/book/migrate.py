@@ -48,7 +48,8 @@ from lib.core import reachable
 from lib.engine import sweep
 from lib.engine import train as engine_train
 
-TIMING = {"cpu_s", "wall_s", "seconds", "digest", "written"}  # result fields that may differ between two trainings
+TIMING = {"cpu_s", "wall_s", "seconds", "digest", "written"}  # result fields that may differ between two trainings,
+                                                          # with the phase timings ``t_<phase>`` (:func:`_timing`)
 LABELS = {"family", "device"}                           # how and where the unit was batched, not what it computed
 MARKS = (1, 16, 64, 256, 1024)                          # steps whose parameters a trajectory digests
 RTOL_OTHER_CPU = 1e-3                                   # parameter sums on a machine of another CPU kind
@@ -244,8 +245,13 @@ def retrain(chapter: str, name: str, root: Path | None = None, units: int | None
             for p, new in zip(u, rows, strict=True):
                 old = stored[sweep.point_key(p)]
                 out += [(p, f, old.get(f), new.get(f)) for f in sorted(set(old) | set(new))
-                        if f not in TIMING and f not in p]
+                        if not _timing(f) and f not in p]
     return out
+
+
+def _timing(field: str) -> bool:
+    """Whether a result field is a timing (or a seal) that may differ between two runs of the same unit."""
+    return field in TIMING or field.startswith("t_")
 
 
 def _equal(a, b, rtol: float = 0.0) -> bool:
