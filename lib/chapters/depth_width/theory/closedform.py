@@ -90,6 +90,14 @@ def _vandermonde_inverse(ts: list[int], p: int = P) -> list[list[int]]:
     return [row[n:] for row in A]
 
 
+def _lincomb(mats: list, coeffs: list[int], p: int = P):
+    """Σ_k coeffs[k] · mats[k] mod p, term by term (each product < p², reduced at once)."""
+    acc = torch.zeros_like(mats[0])
+    for M, a in zip(mats, coeffs, strict=True):
+        acc = torch.fmod(acc + torch.fmod(M * a, p), p)
+    return acc
+
+
 def degree_split(d_x: int, L: int, N: int, K: int, seed: int = 0) -> dict:
     """Steps 1-4 measured: one K × K evaluation matrix ``M(t)[r, c] = y(S_P^r + t S_Q^c, x^r)`` at C + 2 values of t,
     its degree-j parts ``M_j`` by exact interpolation in t (the C + 2-th value checks that no degree above C is
@@ -105,23 +113,11 @@ def degree_split(d_x: int, L: int, N: int, K: int, seed: int = 0) -> dict:
     ts = list(range(1, c + 3))
     Ms = [seprank.eval_block(W, SP, xi, torch.fmod(SQ * t, P)) for t in ts]
     Vi = _vandermonde_inverse(ts[:-1])
-    parts = []
-    for j in range(c + 1):
-        acc = torch.zeros_like(Ms[0])
-        for k in range(c + 1):
-            acc = torch.fmod(acc + torch.fmod(Ms[k] * Vi[j][k], P), P)
-        parts.append(acc)
+    parts = [_lincomb(Ms[:c + 1], Vi[j]) for j in range(c + 1)]            # M_j = Σ_k (V⁻¹)_jk M(t_k)
     t_last = ts[-1]
-    pred = torch.zeros_like(Ms[0])                    # the interpolant of degree ≤ C evaluated at the extra node
-    for j, Mj in enumerate(parts):
-        pred = torch.fmod(pred + torch.fmod(Mj * pow(t_last, j, P), P), P)
+    pred = _lincomb(parts, [pow(t_last, j, P) for j in range(c + 1)])       # the degree-≤ C interpolant at the extra node
     Vc = _vandermonde_inverse(ts[:-2])                # control: an interpolant of degree ≤ C − 1 (C nodes)
-    low = torch.zeros_like(Ms[0])
-    for j in range(c):
-        cj = torch.zeros_like(Ms[0])
-        for k in range(c):
-            cj = torch.fmod(cj + torch.fmod(Ms[k] * Vc[j][k], P), P)
-        low = torch.fmod(low + torch.fmod(cj * pow(t_last, j, P), P), P)
+    low = _lincomb([_lincomb(Ms[:c], Vc[j]) for j in range(c)], [pow(t_last, j, P) for j in range(c)])
     ranks = [seprank.rank_modp(Mj.numpy()) for Mj in parts]
     return dict(d_x=d_x, L=L, N=N, K=K, C=c, ranks=ranks, bounds=[min(a, b) for _, a, b in terms(d_x, L)],
                 rank=seprank.rank_modp(Ms[0].numpy()), extra_node_ok=bool(torch.equal(pred, Ms[-1])),
