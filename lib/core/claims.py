@@ -119,7 +119,7 @@ class Claim:
         """One line shown under the check that recorded it; the value only when it is machine-stable."""
         line = f"{MARK[self.verdict]} {self.kind} claim {self.id}: {self.verdict}"
         if self.verdict == FRAGILE:
-            line += f" ({self.base} under our analysis; flips under: {'; '.join(self.flips or [])})"
+            line += f" ({self.base} under our analysis; {_first_flip(self.flips or [], len(self.variants or []))})"
         line += f" (ours: {self.ours})" if self.stable else ""
         if self.control is not None:
             line += f"; control ({self.control['description']}): {'passes' if self.control['passed'] else 'fails'}"
@@ -129,6 +129,17 @@ class Claim:
 
 
 LINE_WIDTH = 96   # characters of a printed line at the page's text width
+FLIP_CHARS = 72   # a verdict line names the first choice that flips a fragile claim, cut at this many characters
+
+
+def _first_flip(flips: list[str], n_variants: int) -> str:
+    """"flips under: <first choice>[, and k more of n variants]": the rest are in the claims table's details."""
+    first = flips[0] if flips else "?"
+    if len(first) > FLIP_CHARS:
+        cut = first.rfind(" ", 0, FLIP_CHARS - 2)
+        first = first[:cut if cut > 0 else FLIP_CHARS - 2] + " …"
+    more = f", and {len(flips) - 1} more of {n_variants} variants (claims table)" if len(flips) > 1 else ""
+    return f"flips under: {first}{more}"
 MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
 
 
@@ -307,10 +318,15 @@ _BADGE = {HOLDS: ("✓ holds", "#1a7f37"), FAILS: ("✗ does not hold", "#cf222e
           FRAGILE: ("⚠ fragile", "#9a6700")}
 
 
+def _badge(r: dict[str, Any]) -> str:
+    """The coloured verdict label of a record."""
+    label, colour = _BADGE[r["verdict"]]
+    return f"<span style='color:{colour};font-weight:600;white-space:nowrap'>{label}</span>"
+
+
 def _verdict_html(r: dict[str, Any]) -> str:
     """The verdict badge; a fragile claim says what our analysis gives and which variants flip it."""
-    label, colour = _BADGE[r["verdict"]]
-    out = f"<span style='color:{colour};font-weight:600;white-space:nowrap'>{label}</span>"
+    out = _badge(r)
     if r["verdict"] == FRAGILE:
         out += (f"<br><small>{html.escape(r.get('base', ''))} under our analysis; flips under: "
                 f"{html.escape('; '.join(r.get('flips') or []))}</small>")
@@ -359,22 +375,20 @@ def _twins(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
             for r in records if (r.get("chapter", ""), r["id"] + PAPER_SCALE) in by}
 
 
-def _row(r: dict[str, Any], twin: dict[str, Any] | None, with_chapter: bool, scales: bool) -> str:
+def _row(r: dict[str, Any], twin: dict[str, Any] | None, scales: bool) -> str:
     """One statement's row; with ``scales``, the paper-scale verdict in a column of its own."""
     e, kind = html.escape, r.get("kind", UNCLASSIFIED)
-    rid = (lambda x: f"{r.get('chapter', '')}-{x['id']}" if with_chapter else x["id"])
     at_paper = r["id"].endswith(PAPER_SCALE) and twin is None
     book, paper = (None, r) if at_paper else (r, twin)
     verdicts = " ".join(x["verdict"] for x in (book, paper) if x)
     cells = (f"<td>{_verdict_html(book) if book else '—'}</td>" +
              (f"<td>{_verdict_html(paper) + '<br><small>ours: ' + e(paper['ours']) + '</small>' if paper else '—'}"
               "</td>" if scales else ""))
-    anchor = f"<span id='row-{e(rid(twin))}'></span>" if twin else ""
+    anchor = f"<span id='row-{e(twin['id'])}'></span>" if twin else ""
     more = (f"<details><summary>at the paper's scale: <code>{e(twin['id'])}</code></summary>{e(twin['statement'])}"
             f"{_details_html(twin)}</details>") if twin else ""
-    return (f"<tr id='row-{e(rid(r))}' data-kind='{e(kind)}' data-verdict='{e(verdicts)}' "
+    return (f"<tr id='row-{e(r['id'])}' data-kind='{e(kind)}' data-verdict='{e(verdicts)}' "
             f"data-chapter='{e(r.get('chapter', ''))}'>{cells}" +
-            (f"<td>{e(r['chapter'])}</td>" if with_chapter else "") +
             f"<td>{anchor}<code>{e(r['id'])}</code> <small>({e(kind)})</small><br>{e(r['statement'])}"
             f"{_details_html(r)}{more}</td><td>{e(r['paper'])}</td><td>{e(r['ours']) if book else '—'}</td></tr>")
 
@@ -383,8 +397,7 @@ def _summary_row(r: dict[str, Any], twin: dict[str, Any] | None) -> str:
     """One statement's row of the results page: the verdict(s), the chapter, the id linked to the chapter's row,
     and the statement folded behind its first words (paper, ours, criterion, control and variants inside)."""
     e, kind = html.escape, r.get("kind", UNCLASSIFIED)
-    label = lambda x: "<span style='color:{1};font-weight:600;white-space:nowrap'>{0}</span>".format(*_BADGE[x["verdict"]])  # noqa: E731
-    verdict = label(r) + (f"<br><small>paper scale:</small> {label(twin)}" if twin else "")
+    verdict = _badge(r) + (f"<br><small>paper scale:</small> {_badge(twin)}" if twin else "")
     words = r["statement"] if len(r["statement"]) <= 64 else r["statement"][:r["statement"].rfind(" ", 0, 62)] + " …"
     body = (f"{e(r['statement'])}<br><b>paper</b>: {e(r['paper'])}<br><b>ours</b>: {e(r['ours'])}"
             + (f"<br><b>at the paper's scale</b> (<code>{e(twin['id'])}</code>): {e(twin['ours'])}" if twin else "")
@@ -396,30 +409,33 @@ def _summary_row(r: dict[str, Any], twin: dict[str, Any] | None) -> str:
             "</details></td></tr>")
 
 
+def _statements(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """``(record, its paper-scale twin or None)`` per statement, in the ledger's order; a twin is not a statement
+    of its own (:func:`_twins`)."""
+    twins = _twins(records)
+    shown = {(t.get("chapter", ""), t["id"]) for t in twins.values()}
+    return [(r, twins.get(r["id"] + "@" + r.get("chapter", ""))) for r in records
+            if (r.get("chapter", ""), r["id"]) not in shown]
+
+
 def summary_html(records: list[dict[str, Any]]) -> str:
     """The results page's table: one compact row per statement of every chapter (:func:`_summary_row`), the same
     row ids and data attributes as :func:`to_html` so that one filter serves both."""
-    twins = _twins(records)
-    shown = {(t.get("chapter", ""), t["id"]) for t in twins.values()}
-    rows = [_summary_row(r, twins.get(r["id"] + "@" + r.get("chapter", ""))) for r in records
-            if (r.get("chapter", ""), r["id"]) not in shown]
+    rows = [_summary_row(r, twin) for r, twin in _statements(records)]
     return ("<table class='table claims-table claims-summary'><thead><tr><th>verdict</th><th>chapter</th><th>claim"
             f"</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def to_html(records: list[dict[str, Any]], with_chapter: bool = False) -> str:
-    """Render claim records as an HTML table (used in chapters and on the results page): one row per statement,
+def to_html(records: list[dict[str, Any]]) -> str:
+    """Render claim records as a chapter's claims table (the results page has :func:`summary_html`): one row per statement,
     verdict first (when some statement is also judged at the paper's scale, from stored evidence, that verdict
     in a column of its own), then the claim, the paper's value and ours; criterion, control, scale and variants
     folded. Each row carries ``id`` (``row-<claim id>``; the paper-scale twin's id as an anchor inside),
     ``data-kind``, ``data-verdict`` (the verdicts of the row, space-separated) and ``data-chapter``."""
-    twins = _twins(records)
-    shown = {(t.get("chapter", ""), t["id"]) for t in twins.values()}
     scales = any(r["id"].endswith(PAPER_SCALE) for r in records)
     head = ("<th>verdict</th>" + ("<th>at the paper's scale (stored runs)</th>" if scales else "") +
-            ("<th>chapter</th>" if with_chapter else "") + "<th>claim</th><th>paper</th><th>ours</th>")
-    rows = [_row(r, twins.get(r["id"] + "@" + r.get("chapter", "")), with_chapter, scales)
-            for r in records if (r.get("chapter", ""), r["id"]) not in shown]
+            "<th>claim</th><th>paper</th><th>ours</th>")
+    rows = [_row(r, twin, scales) for r, twin in _statements(records)]
     cls = "table claims-table" + (" with-scale" if scales else "")
     return f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
