@@ -750,13 +750,13 @@ def test_folded_prints_short_output_and_folds_long_output(monkeypatch, capsys):
 
 def test_eq2_claims_are_their_own_rows_and_pair_with_their_paper_scale_ids():
     """One statement, one row: the official model's book claim X pairs with X-paper-scale, the eq. (2) model's
-    book claim X-eq2 with X-eq2-paper-scale, and neither with the other's (lib.core.claims._twins)."""
+    book claim X-eq2 with X-eq2-paper-scale, and neither with the other's (lib.core.claimtable._twins)."""
     from lib.chapters.aot_memorization.claims import common
-    from lib.core import claims
+    from lib.core import claimtable
     assert common.model_id("official") == "" and common.model_id("paper") == "-eq2"
     ids = ["exp1-linear", "exp1-linear" + common.model_id("paper"), "exp1-linear-paper-scale",
            "exp1-linear-eq2-paper-scale", "exp6-ratio-paper-scale"]
-    tw = claims._twins([dict(id=i, chapter="aot-memorization") for i in ids])
+    tw = claimtable._twins([dict(id=i, chapter="aot-memorization") for i in ids])
     assert {k.split("@")[0]: v["id"] for k, v in tw.items()} == {
         "exp1-linear": "exp1-linear-paper-scale", "exp1-linear-eq2": "exp1-linear-eq2-paper-scale"}
 

@@ -148,3 +148,18 @@ def test_stored_claim_layer(monkeypatch):
         SC.record(C, "aot-memorization", claim)
         assert C.claims["c"].verdict == verdict and text in C.claims["c"].criterion, C.claims["c"].criterion
         assert verdict != claims.NOT_RUN or C.claims["c"].criterion.startswith("criterion (declared): y == 2x")
+
+
+def test_the_evidence_role_is_a_module_or_a_package(tmp_path):
+    """Like every role (tests/test_package_roles.py), ``evidence`` is ``evidence.py`` or a package ``evidence/``."""
+    from lib.book.evidence import _modules
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "evidence.py").write_text("SWEEPS = {}\n")
+    (tmp_path / "a" / "evidence_extra.py").write_text("SWEEPS = {}\n")         # not a role: not read
+    assert [f.name for f in _modules(tmp_path / "a")] == ["evidence.py"]
+    sub = tmp_path / "b" / "evidence"
+    sub.mkdir(parents=True)
+    for f in ("__init__.py", "ranks.py", "lm.py"):
+        (sub / f).write_text("SWEEPS = {}\n")
+    assert [f.name for f in _modules(tmp_path / "b")] == ["lm.py", "ranks.py"]
+    assert _modules(tmp_path) == []

@@ -21,8 +21,6 @@ LONG_OK = {   # the modules allowed past MAX_LINES, and why
                                                   "~11 lines at the price of another migration",
     "lib/chapters/aot_memorization/train.py": "423 lines: the stored sweeps' training function and the page's trained "
                                               "runs, one model family; tests/test_fingerprint.py edits it by path",
-    "lib/core/claims.py": "407 lines: the ledger and its one table renderer; every executed page imports it, so a "
-                          "split re-executes every chapter",
 }
 
 

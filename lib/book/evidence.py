@@ -44,8 +44,11 @@ ROOT = codehash.ROOT / "book" / "evidence"
 # declarations
 # ----------------------------------------------------------------------------------------------
 def _modules(pkg: Path) -> list[Path]:
-    """The package's evidence modules: ``evidence.py`` and ``evidence_*.py``."""
-    return sorted(pkg.glob("evidence.py")) + sorted(pkg.glob("evidence_*.py"))
+    """The package's evidence modules: the role ``evidence`` as a module (``evidence.py``) or as a package
+    (``evidence/*.py``), like every role (tests/test_package_roles.py)."""
+    sub = pkg / "evidence"
+    return sorted(pkg.glob("evidence.py")) + (sorted(f for f in sub.glob("*.py") if f.stem != "__init__")
+                                              if (sub / "__init__.py").exists() else [])
 
 
 def chapters() -> list[str]:
@@ -64,7 +67,8 @@ def sweeps(chapter: str) -> dict[str, dict]:
                            f"{', '.join(chapters())})")
     out: dict[str, dict] = {}
     for f in files:
-        mod = importlib.import_module(f"lib.chapters.{pkg}.{f.stem}")
+        mod = importlib.import_module(f"lib.chapters.{pkg}." + (f.stem if f.parent.name != "evidence" else
+                                                                f"evidence.{f.stem}"))
         for k, v in mod.SWEEPS.items():
             if k in out:
                 raise RuntimeError(f"evidence sweep {chapter}/{k} is declared twice ({f.name})")

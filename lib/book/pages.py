@@ -12,7 +12,8 @@ from lib.book import verdicts
 from lib.book.fingerprint import BOOK, ROOT, executed_meta, lib_modules
 from lib.core import params as _params
 from lib.core.claims import (EVIDENCE, FAILS, FRAGILE, HOLDS, JUDGED, KINDS, NOT_DISCRIMINATING, NOT_RUN, UNCLASSIFIED,
-                             MARK, from_notebook, summary_html)
+                             MARK, from_notebook)
+from lib.core.claimtable import summary_html
 
 
 def toc_chapters() -> list[str]:
