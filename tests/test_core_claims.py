@@ -133,6 +133,12 @@ def test_lines_prints_each_claim_once_wrapped(capsys):
     assert capsys.readouterr().out.startswith("✗ theorem claim b: does not hold")
     C.lines("s")
     assert "sanity claim s" in capsys.readouterr().out
+    C.check("c", "c", paper=1, ours=1, ok=True, kind=THEOREM, control=("c", False))
+    C.check("d", "d", paper=1, ours=1, ok=True, kind=THEOREM, control=("c", False))
+    C.lines("d")                                        # printed by id beside its check ...
+    C.lines()                                           # ... is not printed again with the rest
+    out = capsys.readouterr().out
+    assert out.count("claim d:") == 1 and out.count("claim c:") == 1
 
 
 def test_one_row_per_statement_with_the_paper_scale_as_a_column():

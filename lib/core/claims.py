@@ -167,7 +167,8 @@ class Claims:
     def __init__(self, chapter: str, preset: str = "book") -> None:
         self.chapter, self.preset = chapter, preset
         self.claims: dict[str, Claim] = {}
-        self._shown = 0   # claims whose verdict line :meth:`lines` has printed
+        self._seen = 0            # claims recorded before the last call of :meth:`lines` without ids
+        self._shown: set[str] = set()   # ids whose verdict line :meth:`lines` has printed
 
     def _add(self, claim: Claim, ok: bool, kind: str | None, control: Control | None,
              scale: Scale | None, variants: list[Variant] | None = None) -> Claim:
@@ -280,10 +281,12 @@ class Claims:
 
     def lines(self, *ids: str, sanity: bool = True, width: int = LINE_WIDTH) -> None:
         """Print the verdict line (the repr) of the claims ``ids``, or of every claim recorded since the last call
-        (sanity checks only when ``sanity``), wrapped at ``width`` with indented continuations: the line a page
+        without ids that no call has printed yet (sanity checks only when ``sanity``), wrapped at ``width`` with indented continuations: the line a page
         shows under the check that recorded the claim (the verdict box links to it, :mod:`lib.book.verdicts`)."""
-        recs = [self.claims[i] for i in ids] if ids else list(self.claims.values())[self._shown:]
-        self._shown = self._shown if ids else len(self.claims)
+        recs = [self.claims[i] for i in ids] if ids else \
+            [c for c in list(self.claims.values())[self._seen:] if c.id not in self._shown]
+        self._seen = self._seen if ids else len(self.claims)
+        self._shown.update(c.id for c in recs)
         for c in recs:
             if sanity or c.kind != SANITY:
                 print(textwrap.fill(repr(c), width, subsequent_indent="    ", break_on_hyphens=False,
