@@ -11,7 +11,7 @@ from lib.chapters.depth_width.theory import bounds
 from lib.chapters.depth_width.theory import depthseries as ds
 from lib.chapters.depth_width.claims import series as dr
 from lib.chapters.depth_width.theory.bounds import multiset
-from lib.core.claims import HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
+from lib.core.claims import FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 from lib.engine import sweep
 
 
@@ -185,6 +185,63 @@ def test_big_rank_point_small_case_and_sweep_declaration():
         assert p["N"] == 2 * (p["d_x"] + 1) and p["K"] > cf.sep_formula(p["d_x"], p["L"])
 
 
+def test_d4_rule_separates_the_three_explanations():
+    """The judging rule of closed-form-d4 on made-up draws: a draw at the formula certifies it (whatever the others);
+    one draw below refutes nothing; two independent draws agreeing below refute it, as does one above; two that
+    disagree below, or two sharing a prime, do not."""
+    from lib.chapters.depth_width.claims import closedform as ccf
+    pred = 31460
+    d = lambda r, N, seed, p: dict(rank=r, below_K=True, N=N, seed=seed, p=p)
+    a, b = d(31456, 10, 0, 8388593), d(31460, 12, 1, 8388587)
+    assert ccf.d4_rule([a, b], pred)[0] and not ccf.d4_rule([a], pred)[0]
+    assert not ccf.d4_refuted([a], pred) and not ccf.d4_refuted([a, b], pred)
+    assert ccf.d4_refuted([a, d(31456, 12, 1, 8388587)], pred)                  # (c): a structural deficit
+    assert not ccf.d4_refuted([a, d(31450, 12, 1, 8388587)], pred)              # disagreeing draws: unsettled
+    assert not ccf.d4_refuted([a, d(31456, 12, 1, 8388593)], pred)              # same prime: not independent
+    assert ccf.d4_refuted([d(31461, 12, 1, 8388587)], pred)                     # above the upper bound
+    assert not ccf.d4_rule([dict(b, below_K=False)], pred)[0]                   # K too small: no certificate
+    assert not ccf.d4_rule([a, b], 31456 + 100)[0]                              # another formula is not attained
+
+
+@pytest.mark.parametrize("r2, d4, n12", [(31460, HOLDS, FRAGILE), (31456, FAILS, FAILS), (31450, FRAGILE, FAILS),
+                                         (None, FRAGILE, NOT_RUN)])
+def test_d4_claims_under_each_outcome_of_the_second_draw(monkeypatch, r2, d4, n12):
+    """closed-form-d4 and closed-form-d4-n12 for every outcome of the second draw, the first draw being 31,456: the
+    formula reached (certified; the N = 12 draw alone is fragile under the first draw), the deficit reproduced
+    (refuted), a different deficit (unsettled), not run."""
+    from lib.chapters.depth_width.claims import closedform as ccf
+    first = dict(rank=31456, below_K=True, N=10, K=31500, seed=0, p=8388593, cpu_s=2506.5, sweep="rank-generic")
+    second = dict(first, rank=r2, N=12, seed=1, p=8388587, sweep="rank-generic-d4")
+    ev = EV.Evidence("depth-width", "rank-generic-d4")
+    monkeypatch.setattr(ccf, "d4_draws", lambda root=None: ([first] + ([second] if r2 else []),
+                                                            [] if r2 else [(dict(second, d_x=4), ev)]))
+    C = Claims("depth-width")
+    ccf.decisive(C)
+    assert (C.claims["closed-form-d4"].verdict, C.claims["closed-form-d4-n12"].verdict) == (d4, n12)
+    assert C.claims["closed-form-d4"].control["passed"] is False
+
+
+def test_second_draw_sweep_function_and_declaration():
+    """rank-generic-d4's function at small generic points with its other prime (232 at d_x = 2, 18 at L = 2), and its
+    declaration: generic N, K above the formula, another seed and another prime below 2^23."""
+    import flint
+
+    from lib.chapters.depth_width import evidence as dw_evidence
+    from lib.chapters.depth_width.theory import closedform as cf
+    from lib.chapters.depth_width.theory import gfrank, seprank
+    out = []
+    gfrank.draw_points([dict(d_x=2, L=3, N=6, K=240), dict(d_x=2, L=2, N=6, K=60)], lambda q, r: out.append(r),
+                       seed=1, p=dw_evidence.PRIME_2)
+    assert [r["rank"] for r in out] == [232, 18] and all(r["below_K"] for r in out)
+    with pytest.raises(ValueError):
+        gfrank.draw_point(2, 2, 6, 60, seed=1, p=2 ** 23 + 9)
+    sw = dw_evidence.SWEEPS["rank-generic-d4"]
+    assert sw["config"]["p"] != seprank.PRIME and flint.fmpz(sw["config"]["p"]).is_prime()
+    assert sw["config"]["seed"] != dw_evidence.SWEEPS["rank-generic"]["config"]["seed"]
+    for p in sw["points"]:
+        assert p["N"] >= 2 * (p["d_x"] + 1) and p["K"] > cf.sep_formula(p["d_x"], p["L"])
+
+
 def test_closed_form_values_and_fast_sum():
     from lib.chapters.depth_width.theory import closedform as cf
     assert [cf.sep_formula(1, L) for L in (1, 2, 3, 4)] == [2, 5, 14, 41]
@@ -226,10 +283,15 @@ def test_closed_form_claims_on_the_stored_ranks(stored):
     out = ccf.closed_form(C, rows, stored[0], seed=0)
     for cid in ("cf-degree", "cf-step3", "closed-form-verified", "closed-form-crossings"):
         assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
-    d4 = C.claims["closed-form-d4"]   # not run until stored; then it holds exactly when the stored rank is the formula's
+    d4, pred = C.claims["closed-form-d4"], cf.sep_formula(4, 3)   # judged by the stated rule on the stored draws
+    draws = out["d4"]["draws"]
     if d4.verdict != NOT_RUN:
-        assert (d4.verdict == HOLDS) == (int(d4.ours.split()[0]) == cf.sep_formula(4, 3))
+        top = max(q["rank"] for q in draws)
+        assert (d4.verdict == HOLDS) == (top == pred)
+        assert (d4.verdict == FAILS) == ccf.d4_refuted(draws, pred)
         assert d4.control["passed"] is False
+    n12 = C.claims["closed-form-d4-n12"]
+    assert (n12.verdict == NOT_RUN) == (not any(q["sweep"] == "rank-generic-d4" for q in draws))
     assert any(q["rank"] == 3102 for q in out["verified"])
     assert not all(q["L"] == 1 for q in out["verified"])
     assert not ccf._matches(out["verified"], lambda d, L: cf.sep_formula(d, L, D=d * d))[0]

@@ -40,7 +40,13 @@ d_x + 1 positions a side, so S_Q ranges over all symmetric matrices and (S_P, x^
 rank is 2,640 at N = 4 and 3,102 at N = 6 and at N = 8, the sweep's cheap point). One draw: its rank is a lower bound
 of the generic rank, which the closed form bounds from above, so a draw at the prediction certifies it. Cost, measured
 (one thread): d_x = 3 in 12 CPU-s; d_x = 4: the matrix ~1,700 CPU-s (200 of its rows in 10.6), the rank ~2,600 CPU-s
-(extrapolated as n³ from n = 4,000 and 6,000): about 1.2 CPU-hours, 8.2 GB.
+(extrapolated as n³ from n = 4,000 and 6,000): about 1.2 CPU-hours, 8.2 GB; stored: 0.70 CPU-hours, rank 31,456.
+
+``rank-generic-d4`` is a second, independent draw at d_x = 4, L = 3 (:func:`~lib.chapters.depth_width.theory.gfrank.
+draw_points`): another seed, another prime (8,388,587) and a larger N = 12 (the cost does not depend on N: the matrix
+is built from the Gram sums S_P, S_Q), so that a rank below the formula can be told apart as an unlucky draw (a second
+draw reaches it), N = 10 not yet generic (N = 12 reaches it) or a structural deficit (both draws agree below it).
+Cost: as the first draw, about 0.7 CPU-hours and 8.2 GB (d_x = 3 at N = 12: 3,102, under a minute).
 """
 from __future__ import annotations
 
@@ -64,6 +70,8 @@ SERIES_N6 = [dict(d_x=2, L=2), dict(d_x=3, L=2), dict(d_x=2, L=3), dict(d_x=3, L
 WIDTHS = [dict(d_x=w, L=2) for w in (5, 6, 10, 11)]     # 4538's candidates (12, 13) cost > 2 CPU-minutes each
 EXACT_RANKS = {"rank": 0, "rank_unnormalised": 0, "rank_lambda_minus_1": 0, "proportional": 0}   # the test compares these
 RANK_POINTS = [dict(d_x=3, L=3, N=8, K=3142), dict(d_x=4, L=3, N=10, K=31500)]   # N = 2(d_x + 1), K > closed form
+RANK_D4_POINTS = [dict(d_x=3, L=3, N=12, K=3142), dict(d_x=4, L=3, N=12, K=31500)]  # a second draw: N, seed, prime new
+PRIME_2 = 8388587                                                                     # the largest prime below PRIME
 CLAIMS = ["lm-cpu-transition", "lm-cpu-stable", "lm-cpu-compute-matched", "lm-cpu-fit"]
 
 SWEEPS = {
@@ -111,4 +119,11 @@ SWEEPS = {
              "d_x = 4 (K = 31,500), one draw each, blocked GF(p) elimination on float64 BLAS",
         paper="bounds only (Theorems 1-4)",
         verify=dict(exact=True, units=1, fields={"rank": 0}, points=RANK_POINTS[:1])),
+    "rank-generic-d4": dict(
+        fn=gfrank.draw_points, points=RANK_D4_POINTS, group_by=["d_x", "L"], config=dict(seed=1, p=PRIME_2),
+        cost_s=1300.0, budget_h=1.0, claims=["closed-form-d4", "closed-form-verified"],
+        what="a second, independent draw at d_x = 4, L = 3: N = 12 (6 positions a side), seed 1, prime 8,388,587 "
+             "(the first: N = 10, seed 0, prime 8,388,593), K = 31,500; d_x = 3 at N = 12 as the cheap check",
+        paper="bounds only (Theorems 1-4)",
+        verify=dict(exact=True, units=1, fields={"rank": 0}, points=RANK_D4_POINTS[:1])),
 }

@@ -212,18 +212,14 @@ def grid(C: Claims, rows: list[dict], seeds: int) -> list[dict]:
     (returned)."""
     grid_claims(C, rows, seeds)
     thm1_cases = [r for r in rows if not r["case"].residual and r["bounds"].get("thm1_log3") and r["case"].L >= 2]
-    print("Theorem 1's regime with L >= 2:" + ("" if thm1_cases else " none in this preset"))
-    for r in thm1_cases:
-        print(f"  d_x={r['case'].d_x}, L={r['case'].L}, N={r['case'].N}: sep = {r['rank']}, Thm 1 lower bound "
-              f"{3 ** r['bounds']['thm1_log3'][0]:.1f}, upper {3 ** r['bounds']['thm1_log3'][1]:.4g}")
-    C.lines()
+    C.lines()       # the Theorem 1 cases (L ≥ 2) are quoted by the findings, section 8
     return thm1_cases
 
 
 def closed_forms(C: Claims, rows: list[dict], seeds: int, K_max: int, seed: int) -> tuple[list, list]:
     """Our closed forms (:func:`closed_claims`), re-judged on residual networks outside the grid (other N and
-    widths), measured here."""
-    import textwrap
+    widths), measured here; the N = 2, 4, 6 comparisons folded."""
+    from IPython.display import Markdown, display
 
     from lib.chapters.depth_width.theory import rankgrid
     extra = rankgrid.measure_grid(rankgrid.expand_cases([dict(L=2, N=6, H=1, dx_min=2, dx_max=3, res=True),
@@ -231,8 +227,10 @@ def closed_forms(C: Claims, rows: list[dict], seeds: int, K_max: int, seed: int)
                                                          dict(L=2, N=4, H=1, dx_min=5, dx_max=5, res=True)]),
                                   seeds=seeds, K_max=K_max, seed=seed, device="cpu", log=lambda *a: None)
     diff24, same46 = closed_claims(C, rows, extra)
-    print(textwrap.fill("N = 2 vs N = 4 at (d_x, L, H): " + ", ".join(f"{k}: {a} vs {b}" for k, a, b in diff24), 100))
-    print(textwrap.fill("N = 4 vs N = 6 at (d_x, L, H): " + ", ".join(f"{k}: {a} vs {b}" for k, a, b in same46), 100))
+    display(Markdown("<details><summary>The ranks at N = 2, 4 and 6, case by case</summary>\n\n"
+                     "N = 2 vs N = 4 at (d_x, L, H): " + ", ".join(f"{k}: {a} vs {b}" for k, a, b in diff24)
+                     + ".\n\nN = 4 vs N = 6 at (d_x, L, H): " + ", ".join(f"{k}: {a} vs {b}" for k, a, b in same46)
+                     + ".\n\n</details>"))
     C.lines()
     return diff24, same46
 

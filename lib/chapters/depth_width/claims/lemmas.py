@@ -145,11 +145,13 @@ def appendix(C: Claims, seed: int) -> tuple[list, list, dict]:
     claim2_claim(C, claim2)
     lemma8_claims(C, seed)
     display(Markdown(
+        "<details><summary>The counts behind Lemma 3 and Claim 2</summary>\n\n"
         f"Lemma 3: {sum(g['lhs'] <= g['rhs'] for g in lemma3)} of {len(lemma3)} tuples inside the bound, equality at all "
         f"{sum(g['balanced'] for g in lemma3)} balanced ones; the rounded-down alternative fails at "
         f"{sum(g['lhs'] > g['floor_alt'] for g in lemma3)}. Claim 2: Lemma 6's {claim2['size']} × {claim2['size']} block "
         f"($d_x={claim2['d_x']}$, $L={claim2['L']}$) has rank {claim2['rank0']} at the proof's point and ranks "
         f"{', '.join(map(str, claim2['ranks']))} at {len(claim2['ranks'])} random integer weights; with the ReLU gate, "
-        f"{sum(r < claim2['rank0'] for r in claim2['gated'])} of the {len(claim2['gated'])} draws fall below it."))
+        f"{sum(r < claim2['rank0'] for r in claim2['gated'])} of the {len(claim2['gated'])} draws fall below it."
+        "\n\n</details>"))
     C.lines()
     return lemma3, claim1, claim2

@@ -157,3 +157,36 @@ def big_rank_points(points: list[dict], report: Callable[[dict, dict], None], se
     for q in points:
         res = big_rank_point(q["d_x"], q["L"], q["N"], q["K"], seed)
         report(q, res)
+
+
+def draw_point(d_x: int, L: int, N: int, K: int, seed: int, p: int, H: int = 1) -> dict:
+    """One independent draw of the K × K evaluation matrix over GF(``p``) (weights, points and prime all chosen by
+    the caller, stream ``hash_seed(seed, 45, d_x, L, H, N, p)``) and its exact rank by :func:`rank_blocked`; as
+    :func:`big_rank_point`, whose draws use the prime ``seprank.PRIME`` only. A draw's rank is a lower bound of the
+    generic rank; independent draws (seed, prime, N) tell an unlucky draw from a structural deficit."""
+    if not p < 2 ** 23:
+        raise ValueError(f"p = {p} ≥ 2^23: float64 products with inner dimension 128 would not be exact")
+    t0, c0 = time.perf_counter(), time.process_time()
+    gen = torch.Generator().manual_seed(seprank.hash_seed(seed, 45, d_x, L, H, N, p))
+    W = seprank.random_weights(d_x, L, H, gen, p=p)
+    W.A, W.B = seprank.mm(W.WO, W.WV, p), seprank.mm(W.WK.transpose(-1, -2), W.WQ, p)   # fused mod p, not mod PRIME
+    SP, xi = seprank.side_configs(gen, K, N // 2, d_x, p=p)
+    SQ, _ = seprank.side_configs(gen, K, N // 2, d_x, p=p)
+    M = seprank.eval_block(W, SP, xi, SQ, p=p)
+    t1 = time.perf_counter()
+    _log(f"d_x={d_x} L={L} N={N} K={K} p={p} seed={seed}: matrix built in {t1 - t0:.0f} s")
+    every = max(1, K // 128 // 20)
+
+    def progress(c: int, r: int) -> None:
+        if (c // 128) % every == 0:
+            _log(f"  columns {c}/{K}, rank so far {r}, {time.perf_counter() - t1:.0f} s")
+    rank = rank_blocked(M, p=p, progress=progress)
+    del M
+    return dict(H=H, rank=rank, below_K=rank < K, seed=seed, p=p, t_eval=round(t1 - t0, 1),
+                t_rank=round(time.perf_counter() - t1, 1), cpu_s=round(time.process_time() - c0, 1))
+
+
+def draw_points(points: list[dict], report: Callable[[dict, dict], None], seed: int, p: int) -> None:
+    """Sweep ``rank-generic-d4``: :func:`draw_point` at each point (d_x, L, N, K) with the sweep's seed and prime."""
+    for q in points:
+        report(q, draw_point(q["d_x"], q["L"], q["N"], q["K"], seed, p))
