@@ -784,3 +784,93 @@ def test_seed_extensions_add_new_seeds_of_the_same_grid_and_pool_only_when_compl
     assert stored.pooled({"exp6": base, "exp6-seeds": part})["exp6"] is base
     got = stored.pooled({"exp6": base, "exp6-seeds": full})["exp6"]
     assert got.complete and stored.seeds(got) == 20 and "20 seeds" in stored.scale(got, "exp6").ours
+
+
+def _fig7_evs(mlp_of):
+    """Evidence of App. B.1 / Fig. 7: the stored b1-fig5 AoTs replaced by the Fig. 5 CSV, and MLP points whose
+    accuracy is ``mlp_of(d, H)`` (one seed)."""
+    from lib.book.evidence import Evidence
+    from lib.chapters.aot_memorization import evidence as EV
+    csv = dict(zip(aot.PAPER["b1_exp1_H"], range(6), strict=True))
+    aot_pts = [dict(p, running_acc=aot.PAPER["b1_exp1"][p["d"]][csv[p["H"]]], table_acc=aot.PAPER["b1_exp1"][p["d"]][csv[p["H"]]] - 0.01)
+               for p in EV.SWEEPS["b1-fig5"]["points"]]
+    mlp = [dict(p, running_acc=mlp_of(p["d"], p["width"] // (2 * p["d"]) + 1),
+                table_acc=mlp_of(p["d"], p["width"] // (2 * p["d"]) + 1) - 0.01) for p in EV.SWEEPS["b1-fig7"]["points"]]
+    return {"b1-fig5": Evidence("aot-memorization", "b1-fig5", points=aot_pts, total=len(aot_pts)),
+            "b1-fig7": Evidence("aot-memorization", "b1-fig7", points=mlp, total=len(mlp))}
+
+
+def test_b1_fig7_sweep_is_the_mlp_side_of_fig5s_grid_at_the_v2_codes_widths_and_learning_rate():
+    """App. B.1 / Fig. 7's sweep trains the MLP Transformer at the widths of the v2 code's Data_exp_5_{d}_dim.csv
+    (0 to 20d in steps of 4d, d = 40, 50, 60), at B.1's recipe with the MLP's learning rate to 1e-4 (lr_low = lr * 0.01);
+    its AoT side is the b1-fig5 grid, point for point."""
+    from lib.chapters.aot_memorization import evidence as EV
+    sw, s5 = EV.SWEEPS["b1-fig7"], EV.SWEEPS["b1-fig5"]
+    assert {(p["d"], p["width"]) for p in sw["points"]} == {(d, w) for d in (40, 50, 60) for w in range(0, 20 * d + 1, 4 * d)}
+    assert {(p["d"], p["width"] // (2 * p["d"]) + 1) for p in sw["points"]} == {(p["d"], p["H"]) for p in s5["points"]}
+    assert all(p["mlp"] and p["H"] == 1 and p["N"] == 200 for p in sw["points"])
+    r7, r5 = sw["config"]["recipe"], s5["config"]["recipe"]
+    assert r7["lr_end"] == 1e-4 and {k: v for k, v in r7.items() if k != "lr_end"} == {k: v for k, v in r5.items() if k != "lr_end"}
+    assert sw["fn"] is s5["fn"] and "b1-fig7" not in EV.EXTENDS
+
+
+def test_b1_fig7_claims_hold_on_the_csv_fail_on_a_wrong_mlp_and_are_not_run_without_the_sweep():
+    """Fig. 7's claims: the v2 CSVs' own MLP passes 'better' and 'harder to optimize' with both controls failing; an
+    MLP that is the AoT (no gap, still rising) fails both; without the stored sweep every claim is not run, with the
+    command."""
+    import contextlib
+    import io
+
+    from lib.book.evidence import Evidence
+    from lib.core.claims import FAILS, HOLDS, NOT_RUN, Claims
+    ids = claims_b1.FIG7_IDS
+    csv_mlp = lambda d, H: claims_b1.FIG7_MLP[d][(H - 1) // 2]          # noqa: E731
+    as_aot = lambda d, H: aot.PAPER["b1_exp1"][d][(H - 1) // 2]          # noqa: E731
+
+    def judge(evs):
+        C = Claims("aot-memorization")
+        with contextlib.redirect_stdout(io.StringIO()):
+            claims_b1.b1_fig7(C, evs)
+        return C.claims
+    ok = judge(_fig7_evs(csv_mlp))
+    assert ok[ids[0]].verdict == HOLDS and ok[ids[1]].verdict == HOLDS
+    assert not ok[ids[0]].control["passed"] and not ok[ids[1]].control["passed"]
+    wrong = judge(_fig7_evs(as_aot))
+    assert wrong[ids[0]].verdict == FAILS and wrong[ids[1]].verdict == FAILS
+    evs = _fig7_evs(csv_mlp)
+    evs["b1-fig7"] = Evidence("aot-memorization", "b1-fig7", total=18, reason="not run yet")
+    none = judge(evs)
+    assert all(none[i].verdict == NOT_RUN and "b1-fig7" in none[i].criterion for i in ids)
+
+
+def test_stored_exp2_exp3_claims_read_every_pooled_seed():
+    """Once the seed extensions are pooled, the stored Exps. 2 and 3 are judged on every seed: the scale says how
+    many, and each seed alone is a variant (seeds 3 and 4 included)."""
+    import contextlib
+    import dataclasses
+    import io
+
+    from lib.book import evidence as E
+    from lib.book.evidence import Evidence
+    from lib.chapters.aot_memorization import evidence as EV
+    from lib.chapters.aot_memorization.claims import exp3 as AC3
+    from lib.chapters.aot_memorization.claims import stored
+    from lib.core.claims import Claims
+    evs = {n: E.load(EV.CHAPTER, n) for n in ("exp2", "exp3")}
+    if not all(e.complete for e in evs.values()):
+        pytest.skip("stored exp2 / exp3 not complete")
+    for n in ("exp2", "exp3"):
+        b = evs[n]
+        ext = [dict(p, rep=p["rep"] + 3) for p in b.points if p["rep"] in (0, 1)]
+        evs[n + "-seeds"] = Evidence("aot-memorization", n + "-seeds", points=ext, total=len(ext))
+        evs[n] = dataclasses.replace(b, points=list(b.points))
+    evs = stored.pooled(evs)
+    C = Claims("aot-memorization")
+    with contextlib.redirect_stdout(io.StringIO()):
+        AC2.stored(C, evs)
+        AC3.stored(C, evs)
+    for cid in ("exp2-paper-scale", "exp2-convex-official-paper-scale", "exp3-paper-scale", "exp3-plateau-official-paper-scale"):
+        c = C.claims[cid]
+        assert "5 seeds" in c.scale["ours"], (cid, c.scale)
+        names = " ".join(str(v) for v in c.variants)  # each variant records its choice
+        assert "seed 3 alone" in names and "seed 4 alone" in names, cid

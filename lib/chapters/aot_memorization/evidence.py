@@ -60,6 +60,7 @@ OFFICIAL = asdict(AT.Recipe())                      # the official v2 recipe: 40
 B1 = asdict(AT.Recipe(batch=1024, batches_per_epoch=64, epochs=64))
 AOT5 = asdict(AT.Recipe(batch=1024, batches_per_epoch=256, epochs=64))
 MLP5 = asdict(AT.Recipe(batch=1024, batches_per_epoch=256, epochs=64, lr_end=1e-4))
+MLP_B1 = asdict(AT.Recipe(batch=1024, batches_per_epoch=64, epochs=64, lr_end=1e-4))   # the v2 code's lr_low = lr * 0.01
 V1 = asdict(AT.Recipe(batch=1024, batches_per_epoch=1000, epochs=10, lr=1e-3, lr_end=1e-3))
 V1_SHORT = asdict(AT.Recipe(batch=1024, batches_per_epoch=5000, epochs=1, lr=1e-3, lr_end=1e-3))
 TOL = {"running_acc": 0.03, "table_acc": 0.03}
@@ -85,9 +86,10 @@ def points(grid: str, variants: tuple[str, ...] = ("official",), reps: int = 1, 
             for d, dh, H in cfg]
 
 
-def mlp_points() -> list[dict]:
-    """Exp. 5's MLP Transformers at N = 70: one head, width 2d(H - 1) for each (d, d, H) of the AoT grid."""
-    N, cfg = GRIDS["exp5"]
+def mlp_points(grid: str = "exp5") -> list[dict]:
+    """Exp. 5's MLP Transformers (N = 70; ``grid="b1-fig5"``: App. B.1's Fig. 7 at N = 200): one head, width
+    2d(H - 1) for each (d, d, H) of the AoT grid."""
+    N, cfg = GRIDS[grid]
     return AT.grid_points(dict(N=N, configs=[(d, dh, 1, 2 * d * (H - 1)) for d, dh, H in cfg], reps=1,
                                variant="official", mlp=True))
 
@@ -138,6 +140,13 @@ SWEEPS = {
     "exp5-n70-eq2": sweep(points("exp5", ("paper",)), BY_D, AOT5, 94.0, 1.5, ["exp5-mlp-better-eq2-paper-scale"],
                           "Exp. 5 / Fig. 3, AoT: N = 70, d = d_h = 7, 10, 13, H = 1..31 step 5, 16384 steps of batch "
                           "1024, 1 seed, eq. (2) model", PAPER5),
+    # App. B.1 / Fig. 7 (Exp. 5 at N = 200): the MLP side; the AoT side is b1-fig5 (the same models as the v2 code's)
+    "b1-fig7": sweep(mlp_points("b1-fig5"), BY_D, MLP_B1, 62.0, 0.6,
+                     ["appB1-exp5-mlp-better-paper-scale", "appB1-exp5-harder-paper-scale",
+                      "appB1-exp5-vs-paper-paper-scale"],
+                     "App. B.1 / Fig. 7 (Exp. 5), MLP Transformer: N = 200, d = 40, 50, 60, one head, width 2d(H - 1) "
+                     "for H = 1, 3, ..., 11, 4096 steps of batch 1024 (lr to 1e-4), 1 seed, official code (the AoT side: "
+                     "b1-fig5)", PAPER_B1),
     # more seeds toward the paper's (issue 26 item 5): each its own sweep, so that the stored seeds stay current while
     # these train; the page pools them into the base sweep once complete (EXTENDS, claims.stored.load)
     "exp6-seeds": sweep(points("exp6", BOTH, 20, first=6), BY_SEED, OFFICIAL, 2.25, 0.3,
@@ -301,17 +310,6 @@ def appendix_b1_fig7_grids() -> list[Grid]:
 # grid_hours(g) of appendix_b1_fig7_grids(), one seed each, measured once (2026-11-24, one torch thread on the
 # project's 2-core EPYC, shared with an evidence run); benchmarks/aot-memorization.py --costs does not cover Fig. 7.
 FIG7_MEASURED = {"Fig. 7 (Exp. 5), AoT": 0.219, "Fig. 7 (Exp. 5), MLP Transformer": 0.102}
-
-
-def fig7_estimate(costs: dict | None = None, seeds: int = 5) -> str:
-    """The not-run reason's cost and how-to for App. B.1 / Fig. 7 (``costs`` unused: Fig. 7 was probed apart)."""
-    aot, mlp = FIG7_MEASURED["Fig. 7 (Exp. 5), AoT"], FIG7_MEASURED["Fig. 7 (Exp. 5), MLP Transformer"]
-    return (f"{seeds * (aot + mlp):.1f} CPU-hours for the paper's {seeds} seeds ({aot + mlp:.2f} for one: the AoT side "
-            f"{aot:.2f}, the MLP side {mlp:.2f}), measured once by evidence.grid_hours on evidence.appendix_b1_fig7_grids() "
-            "(probes of 4 and 8 steps, one torch thread, a shared CPU: tens of percent); to run it, declare a sweep like "
-            "exp5-n70-mlp at N = 200, d = 50 with B.1's recipe (4096 steps of batch 1024, the MLP's learning rate "
-            "decaying to 1e-4 as at N = 70, an assumption) in an evidence module of the chapter, then `python -m lib "
-            "evidence aot-memorization <sweep>`; the AoT side is the sweep b1-fig5's d = 50 row")
 
 
 def fig10_estimate(costs: dict | None) -> str:

@@ -175,6 +175,27 @@ def stored_exp2(evs: dict, table: bool = True, figure: bool = True) -> None:
                "curve bends down.", "fig-aot-stored-exp2")
 
 
+def stored_exp23(evs: dict) -> None:
+    """Exps. 2 (Fig. 1b, left) and 3 (Fig. 2a, right) at N = 50, stored sweeps ``exp2`` and ``exp3``: one figure, the
+    panels of :func:`stored_exp2` and :func:`stored_exp3` (their tables print apart)."""
+    e2, e3 = evs["exp2"], evs["exp3"]
+    if not (e2.points or e3.points):
+        return
+    dhs, ds = PAPER["exp2_dh"], PAPER["exp3_d"]
+    fig, ax = plots.subplots(1, 2, width=4.4, height=3.4)
+    _panel(ax[0], e2, "dh", dict(zip(dhs, PAPER["exp2"], strict=True)), {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs},
+           "head dimension d_h", "Exp. 2 (Fig. 1b): d = 10, H = 20")
+    _panel(ax[1], e3, "d", dict(zip(ds, PAPER["exp3"], strict=True)), {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds},
+           "embedding dimension d", "Exp. 3 (Fig. 2a): d_h = 10, H = 20")
+    ax[1].axvline(10, color="#57606a", lw=0.6)
+    ax[1].get_legend().remove()
+    plots.show(fig, f"Experiments 2 (left: against d_h) and 3 (right: against d; the vertical line marks d = d_h = 10) at "
+               f"the paper's scale, N = 50, stored sweeps `exp2` ({S.seeds(e2)} seeds) and `exp3` ({S.seeds(e3)} seeds): "
+               "running accuracy (seed mean and std) of the official model (solid) and the eq. (2) model (dotted), "
+               "beside the v2 CSV and the bound. The official curves follow the CSV: convex in d_h, flat past d = d_h; "
+               "the eq. (2) curves bend down in d_h and keep rising in d.", "fig-aot-stored-exp23")
+
+
 def stored_exp3(evs: dict, table: bool = True, figure: bool = True) -> None:
     """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20: figure (d = d_h marked) and table."""
     ds = PAPER["exp3_d"]
@@ -254,6 +275,32 @@ def stored_b1_fig5(evs: dict, table: bool = True, figure: bool = True) -> None:
     _show(fig, figure, "App. B.1's Fig. 5 (Exp. 1 at N = 200, d = d_h = 40, 50, 60), stored sweep `b1-fig5`, official "
                "model, one seed: running accuracy against H (solid) over the v2 CSV (dashed). v2 calls the growth "
                "linear in H.", "fig-aot-stored-b1-fig5")
+
+
+def stored_b1_fig7(evs: dict, table: bool = True, figure: bool = True) -> None:
+    """App. B.1 / Fig. 7 (N = 200, d = 40, 50, 60): the stored MLP Transformers (``b1-fig7``, solid) and AoTs
+    (``b1-fig5``, dashed) against the equal-parameter head count, beside the v2 CSVs; figure and table, when stored."""
+    from lib.chapters.aot_memorization.claims.b1 import fig7_csv, fig7_curves
+    ev5, ev7 = evs["b1-fig5"], evs["b1-fig7"]
+    if not (ev5.complete and ev7.complete):
+        return
+    curves = {"stored runs (1 seed)": fig7_curves(ev5.points, ev7.points), "v2 CSVs (5 seeds)": fig7_csv()}
+    fig, axes = plots.subplots(1, 2, width=4.2, height=3.2)
+    for ax, (title, (a, m)) in zip(axes, curves.items(), strict=True):
+        for i, d in enumerate(sorted(m)):
+            Hs = sorted(m[d])
+            ax.plot(Hs, [m[d][H] for H in Hs], color=plots.COLORS[i], marker="o", ms=3, label=f"MLP, d = {d}")
+            ax.plot(Hs, [a[d][H] for H in Hs], color=plots.COLORS[i], ls="--", lw=0.9, label=f"AoT, d = {d}")
+            if table:
+                print(f"{title}, d = {d}: H " + " ".join(f"{H:6d}" for H in Hs) + "\n   MLP   " +
+                      " ".join(f"{m[d][H]:6.3f}" for H in Hs) + "\n   AoT   " + " ".join(f"{a[d][H]:6.3f}" for H in Hs))
+        ax.set(xlabel="H (the MLP: width 2d(H - 1))", ylabel="running accuracy", ylim=(0, 1.0))
+        ax.set_title(title + ", N = 200", fontsize=9)
+    axes[0].legend(fontsize=7, ncol=2)
+    _show(fig, figure, "App. B.1's Fig. 7 (Exp. 5 at N = 200, d = 40, 50, 60): the MLP Transformer of width 2d(H - 1) "
+               "(solid, stored sweep `b1-fig7`) and the AoT with H heads (dashed, `b1-fig5`), the same parameter count, "
+               "ours (left) beside the v2 CSVs (right). v2 reads the MLP as better yet harder to optimize: look for "
+               "solid above dashed at small H and the solid curves' flattening far below 1.", "fig-aot-stored-b1-fig7")
 
 
 def stored_exp5(evs: dict) -> None:

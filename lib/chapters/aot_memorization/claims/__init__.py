@@ -8,7 +8,7 @@ the functions the page calls to record them. Each such function records its clai
 :mod:`~.limits`     Lemma 1 (probe), Theorem 3 (rate), Theorem 2 on adversarial W;
 :mod:`~.exp1` ... :mod:`~.exp6`   Experiments 1-6: ``live(C, ...)`` on the page's grids, ``stored(C, evs)`` on the
                     paper-scale sweeps (Exp. 4's exponent test in :mod:`~.exp4`; the spot check in :mod:`~.exp1`);
-:mod:`~.v1`         v1's training protocol (stored sweep); :mod:`~.b1` Appendix B.1 (stored sweeps, Fig. 7 not run);
+:mod:`~.v1`         v1's training protocol (stored sweep); :mod:`~.b1` Appendix B.1 (stored sweeps);
 :mod:`~.depth`      Appendix B.2 (small scale live; paper scale not run);
 :mod:`~.findings`   the Findings' sentences generated from the ledger and the sweeps' states;
 :mod:`~.stored`     the stored sweeps read (states, curves, seed rows, costs); :mod:`~.common` what they share.

@@ -1,11 +1,10 @@
 """Appendix B.1 (N = 200: Figs. 5-7): statements, criteria, controls and judges of the stored sweeps
-``b1-fig6`` and ``b1-fig5``. Fig. 6's 'linear' is judged by a curvature (the quadratic fit's x² term,
+``b1-fig6``, ``b1-fig5`` and ``b1-fig7`` (Fig. 7's MLP side; its AoT side is ``b1-fig5``). Fig. 6's 'linear' is judged by a curvature (the quadratic fit's x² term,
 :func:`lib.core.stats.quadratic_fit`) against the midpoint between what v2 calls linear and quadratic."""
 from __future__ import annotations
 
 import numpy as np
 
-from lib.chapters.aot_memorization import evidence as EV
 from lib.chapters.aot_memorization import theory as aot
 from lib.chapters.aot_memorization import train as AT
 from lib.chapters.aot_memorization.claims import skeptic as SK
@@ -168,13 +167,121 @@ def b1_fig5(C: Claims, evs: dict) -> None:
     exponent_claim(C, ids[3], B1_TEXT[ids[3]], D, 2.0, k_csv, "v2 text", "B.1 CSV", "2 (v2 text)", sc, "b1", (None, "b1"))
 
 
+# v2 App. B.1 / Fig. 7's MLP Transformer (official repository at HEAD cffc0d8, Scaling laws/Data_exp_5_{d}_dim.csv: one
+# head, width 2d(H - 1) for H = 1, 3, ..., 11, 5 seeds); its AoT side is Fig. 5's CSV (aot.PAPER["b1_exp1"])
+FIG7_MLP = {40: [0.0781, 0.2744, 0.3794, 0.3778, 0.3680, 0.3712],
+            50: [0.0937, 0.4082, 0.5388, 0.5190, 0.5054, 0.5090],
+            60: [0.1112, 0.5477, 0.6782, 0.6382, 0.6312, 0.6254]}
+FIG7_IDS = ["appB1-exp5-mlp-better-paper-scale", "appB1-exp5-harder-paper-scale", "appB1-exp5-vs-paper-paper-scale"]
+FIG7_TEXT = {FIG7_IDS[0]: "App. B.1 / Fig. 7 (v2): at N = 200, d = 40, 50, 60, the MLP Transformer memorizes more than "
+                          "the AoT at equal parameters [official models]",
+             FIG7_IDS[1]: "App. B.1 / Fig. 7 (v2): the MLP Transformer 'is harder to optimize': at N = 200 its accuracy "
+                          "stops rising over the upper half of the widths, far below 1 [official models]",
+             FIG7_IDS[2]: "App. B.1 / Fig. 7 at N = 200: our MLP Transformer's accuracy at every (d, width) is the v2 "
+                          "CSV's [official code]"}
+FLAT = 0.05                  # "stops rising": the mean rise over the upper half of the widths at most this
+
+
+Curves = dict[int, dict[int, float]]        # {d: {H: accuracy}}, the MLP at width 2d(H - 1)
+
+
+def fig7_curves(aot_pts: list[dict], mlp_pts: list[dict], key: str = "running_acc") -> tuple[Curves, Curves]:
+    """({d: {H: accuracy}} of the AoT with H heads, of the MLP Transformer of width 2d(H - 1)), seed 0."""
+    a: Curves = {}
+    m: Curves = {}
+    for p in aot_pts:
+        if p["rep"] == 0:
+            a.setdefault(p["d"], {})[p["H"]] = p[key]
+    for p in mlp_pts:
+        if p["rep"] == 0:
+            m.setdefault(p["d"], {})[p["width"] // (2 * p["d"]) + 1] = p[key]
+    return a, m
+
+
+def fig7_csv() -> tuple[Curves, Curves]:
+    """The v2 CSVs' curves of Fig. 7 (the AoT: Fig. 5's; the MLP: :data:`FIG7_MLP`) as :func:`fig7_curves` gives ours."""
+    Hs = aot.PAPER["b1_exp1_H"]
+    return ({d: dict(zip(Hs, v, strict=True)) for d, v in aot.PAPER["b1_exp1"].items()},
+            {d: dict(zip(Hs, v, strict=True)) for d, v in FIG7_MLP.items()})
+
+
+def gap7(a: Curves, m: Curves, ds=None, Hmin: int = 3) -> float:
+    """Mean over d (``ds``: all) and H >= ``Hmin`` of accuracy(MLP of width 2d(H - 1)) - accuracy(AoT with H heads)."""
+    return float(np.mean([m[d][H] - a[d][H] for d in a if ds is None or d in ds for H in a[d] if H >= Hmin and H in m[d]]))
+
+
+def rise7(c: Curves, ds=None, H0: int = 5, best: bool = False) -> float:
+    """Mean over d of the rise over the upper widths: accuracy at the largest (``best``: the best past H0) minus at
+    H0 (2d(H0 - 1) for the MLP): about 0 for a curve that has stopped rising, the AoT's ~0.2-0.3 for one that has not."""
+    out = []
+    for d in c:
+        if ds is None or d in ds:
+            up = [y for H, y in c[d].items() if H > H0]
+            out.append((max(up) if best else c[d][max(c[d])]) - c[d][H0])
+    return float(np.mean(out))
+
+
+def flat7(c: Curves, tol: float = FLAT, **kw) -> bool:
+    """``appB1-exp5-harder-paper-scale``'s test: the curve stops rising (:func:`rise7` <= ``tol``) below 0.9 accuracy."""
+    return rise7(c, **kw) <= tol and max(y for v in c.values() for y in v.values()) < 0.9
+
+
+def _fig7_crit(g_csv: float) -> dict:
+    return {FIG7_IDS[0]: f"mean gap MLP - AoT over d and H >= 3 >= {g_csv / 2:+.3f} (half the B.1 CSVs' own gap); control: "
+                         "recipe and seed noise (mean |B.1 CSV's AoT - ours| over the same points, same threshold)",
+            FIG7_IDS[1]: f"mean over d of the MLP's accuracy at the largest width minus at width 8d (H = 5) <= {FLAT}, "
+                         "with every accuracy below 0.9; control: the AoT (stored b1-fig5, same parameters and recipe) "
+                         "through the same test",
+            FIG7_IDS[2]: "|ours - paper| <= 0.05 at every (d, width); control: our full-table accuracy"}
+
+
 @prints_verdicts
-def b1_fig7(C: Claims, costs_json: dict | None) -> None:
-    """App. B.1 / Fig. 7 (Exp. 5 at N = 200, d = 50): not trained; its cost estimated from the measured grids."""
-    gv2 = paper_gap5()
-    C.not_run("appB1-exp5-mlp-better-paper-scale", "App. B.1 / Fig. 7 (v2): at N = 200, d = 50, 'the MLPs' memorization capacity is "
-              "better, yet it is harder to optimize' [official models]", paper="'the MLPs' memorization capacity is "
-              "better, yet it is harder to optimize' (v2 Fig. 7)", kind=EXPERIMENT,
-              reason=f"criterion (Exp. 5's at N = 70): mean gap MLP - AoT over H >= 3 >= {gv2 / 2:+.3f} (half the N = 70 "
-              "v2 data's), control: the recipe and seed noise of the AoT. Not run: no sweep is declared; "
-              + EV.fig7_estimate(costs_json))
+def b1_fig7(C: Claims, evs: dict) -> None:
+    """App. B.1 / Fig. 7 (Exp. 5 at N = 200, d = 40, 50, 60): the stored MLP Transformers (``b1-fig7``) against the
+    stored AoTs (``b1-fig5``, the v2 code's Fig. 7 AoT side) and the v2 CSVs (the figure:
+    :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig7`)."""
+    ca, cm = fig7_csv()
+    g_csv, r_csv, ra_csv = gap7(ca, cm), rise7(cm), rise7(ca)
+    paper = {FIG7_IDS[0]: f"'the MLPs' memorization capacity is better' (v2 Fig. 7; B.1 CSVs' gap {g_csv:+.3f})",
+             FIG7_IDS[1]: f"'yet it is harder to optimize' (v2 Fig. 7; B.1 CSV: the MLP's rise {r_csv:+.3f}, the AoT's "
+                          f"{ra_csv:+.3f})", FIG7_IDS[2]: "v2 CSV (5 seeds)"}
+    ev5, ev7 = evs["b1-fig5"], evs["b1-fig7"]
+    crit = _fig7_crit(g_csv)
+    if not_run(C, FIG7_IDS, ev7 if not ev7.complete else ev5, paper, FIG7_TEXT, crit):
+        return
+    a, m = fig7_curves(ev5.points, ev7.points)
+    at, mt = fig7_curves(ev5.points, ev7.points, "table_acc")
+    sc = S.scale(ev7, "b1-fig7")
+    g = gap7(a, m)
+    noise = float(np.mean([abs(ca[d][H] - a[d][H]) for d in ca for H in ca[d] if H >= 3]))
+    say(f"mean gap MLP - AoT over d and H >= 3: ours {g:+.3f}, B.1 CSVs {g_csv:+.3f}; recipe and seed noise (mean |CSV's "
+        f"AoT - ours|) {noise:.3f}; rise over the upper widths (largest minus H = 5): our MLP {rise7(m):+.3f}, our AoT "
+        f"{rise7(a):+.3f}, CSV MLP {r_csv:+.3f}, CSV AoT {ra_csv:+.3f}")
+    ds = sorted(FIG7_MLP)
+    better = [variant(f"d = {d} alone", (gap7(a, m, [d]) >= gap7(ca, cm, [d]) / 2,
+                                         f"{gap7(a, m, [d]):+.3f} vs CSV {gap7(ca, cm, [d]):+.3f}")) for d in ds]
+    better += [variant("H = 3 dropped (H >= 5)", (gap7(a, m, Hmin=5) >= gap7(ca, cm, Hmin=5) / 2, f"{gap7(a, m, Hmin=5):+.3f}")),
+               variant("H = 1 included", (gap7(a, m, Hmin=1) >= gap7(ca, cm, Hmin=1) / 2, f"{gap7(a, m, Hmin=1):+.3f}")),
+               variant("the full-table accuracy (the paper's definition)", (gap7(at, mt) >= g_csv / 2, f"{gap7(at, mt):+.3f}")),
+               variant("threshold: half of Exp. 5's v2 gap at N = 70", (g >= paper_gap5() / 2, f"{paper_gap5() / 2:+.3f}"))]
+    C.check(FIG7_IDS[0], FIG7_TEXT[FIG7_IDS[0]], paper=paper[FIG7_IDS[0]], ours=f"mean gap {g:+.3f} (1 seed)",
+            ok=g >= g_csv / 2, criterion=crit[FIG7_IDS[0]].split("; control")[0], stable=False, kind=EXPERIMENT, scale=sc,
+            control=Control("recipe and seed noise: mean |B.1 CSV's AoT (5 seeds) - our AoT| over the same points, same "
+                            "threshold", noise >= g_csv / 2, f"{noise:.3f}"), variants=better)
+    hard = [variant(f"d = {d} alone", (flat7({d: m[d]}), f"{rise7(m, [d]):+.3f}")) for d in ds]
+    hard += [variant("the upper half read from H = 7 (width 12d)", (flat7(m, H0=7), f"{rise7(m, H0=7):+.3f}")),
+             variant("the rise to the best upper width (a fall does not count)", (flat7(m, best=True), f"{rise7(m, best=True):+.3f}")),
+             variant("the full-table accuracy", (flat7(mt), f"{rise7(mt):+.3f}")),
+             variant("tolerance 0.02", (flat7(m, 0.02), f"{rise7(m):+.3f}")), variant("tolerance 0.1", (flat7(m, 0.1), f"{rise7(m):+.3f}"))]
+    C.check(FIG7_IDS[1], FIG7_TEXT[FIG7_IDS[1]], paper=paper[FIG7_IDS[1]], ours=f"the MLP's rise {rise7(m):+.3f} (the AoT's "
+            f"{rise7(a):+.3f}), best accuracy {max(y for v in m.values() for y in v.values()):.3f}", ok=flat7(m),
+            criterion=crit[FIG7_IDS[1]].split("; control")[0], stable=False, kind=EXPERIMENT, scale=sc,
+            control=Control("the AoT (stored b1-fig5: equal parameters, the same recipe) through the same test", flat7(a),
+                            f"rise {rise7(a):+.3f}"), variants=hard)
+    pairs = [(d, H) for d in ds for H in cm[d]]
+    gr, gt = (max(abs(c[d][H] - cm[d][H]) for d, H in pairs) for c in (m, mt))
+    var = SK.vs_variants(lambda tol, below: [abs(m[d][H] - cm[d][H]) for d, H in pairs if below is None or cm[d][H] < below])
+    C.check(FIG7_IDS[2], FIG7_TEXT[FIG7_IDS[2]], paper="v2 CSV (5 seeds)", ours=f"max |diff| {gr:.3f} over {len(pairs)} points "
+            "(1 seed)", ok=gr <= 0.05, criterion="|ours - paper| <= 0.05 at every point", stable=False, kind=EXPERIMENT,
+            scale=sc, control=Control("our full-table accuracy (the other metric) against the same numbers", gt <= 0.05,
+                                      f"max |diff| {gt:.3f}"), variants=var)

@@ -81,6 +81,18 @@ def folded(summary: str = "the numbers behind the verdicts", lines: int = FOLD_L
                          f"lines)</summary><pre>{html.escape(text)}</pre></details>"))
 
 
+def details(md: str, summary: str) -> str:
+    """The markdown ``md`` folded under ``summary`` (an HTML ``<details>`` block; the page renders the markdown inside)."""
+    return f"<details><summary>{html.escape(summary)}</summary>\n\n{md}\n\n</details>"
+
+
+def note(md: str, summary: str) -> None:
+    """Display a generated prose note (markdown) folded under ``summary`` (:func:`details`): the page keeps it one
+    click away (issue 28)."""
+    from IPython.display import Markdown, display
+    display(Markdown(details(md, summary)))
+
+
 def prints_verdicts(fn):
     """Decorate a function ``fn(C, ...)`` that records claims: what it prints is folded (:func:`folded`); after it,
     the verdict line of every claim recorded since the last print (:meth:`lib.core.claims.Claims.lines`, sanity

@@ -8,10 +8,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from IPython.display import Markdown, display
 
 from lib.chapters.aot_memorization import theory as aot
-from lib.chapters.aot_memorization.claims.common import prints_verdicts
+from lib.chapters.aot_memorization.claims.common import note, prints_verdicts
 from lib.chapters.aot_memorization.theory import assoc
 from lib.core.claims import FINDING, SANITY, THEOREM, Claims
 from lib.core.robust import variant
@@ -71,14 +70,14 @@ def theorem2(C: Claims, t2: list[dict], grid: list[dict], rng) -> None:
     excess = [r["kl_f"] - r["bound_c0"] for r in t2]                 # what the distortion really costs
     slack = [r["bound"] - r["bound_c0"] for r in t2]                  # what the bound's C-terms allow
     c0_gap = max(abs(r["bound_c0"] - r["kl_orth"]) for r in t2)
-    display(Markdown(
+    note((
         f"The control fails by only {min(excess):.4f} to {max(excess):.4f} nats, and that margin is the whole content of "
         f"the distortion term. With $C = 0$ the bound is exactly the KL of the same encoder built on orthonormal $W$ "
         f"({'they agree exactly here' if c0_gap == 0 else f'they differ by at most {c0_gap:.1e} here'}), so no rival of the same form lies closer to $\\mathrm{{KL}}(f)$: "
         f"the control fails precisely by what the random $W$'s non-orthogonality costs. At $C \\approx$ "
         f"{min(r['C_emp'] for r in t2):.2f}–{max(r['C_emp'] for r in t2):.2f} that cost is "
         f"{100 * max(e / s_ for e, s_ in zip(excess, slack, strict=False)):.1f}% at most of the room the $C$-terms allow "
-        f"({min(slack):.2f} to {max(slack):.2f} nats): the theorem holds with its distortion term almost entirely slack."))
+        f"({min(slack):.2f} to {max(slack):.2f} nats): the theorem holds with its distortion term almost entirely slack."), "What the control's failure measures")
     t2b = [aot.theorem2_check(g["N"], g["d"], g["T"], g["eta"], rng(12, 100 + i)) for i, g in enumerate(grid)]
     slack_ok = lambda rs, f=0.05: (all(0 < r["kl_f"] - r["bound_c0"] <= f * (r["bound"] - r["bound_c0"]) for r in rs),
                                    ", ".join(f"{r['kl_f'] - r['bound_c0']:.4f}" for r in rs))
@@ -122,10 +121,10 @@ def cabannes(C: Claims, skip0: list, mem2: dict, memN: list, labellings: list, N
     all_one = lambda accs: all(a == 1.0 for a in accs)
     m0 = min(m for _, m in skip0)
     mem_max = {r: max(a) for r, a in mem2.items()}
-    display(Markdown(f"On {len(labellings)} random labellings of the $N = {N_c}$ last tokens the $H = 0$, $d = 2$ AoT is right on all "
+    note((f"On {len(labellings)} random labellings of the $N = {N_c}$ last tokens the $H = 0$, $d = 2$ AoT is right on all "
                      f"{N_c ** 2} bigrams every time (logit margin {m0:.4f}), while the rank-2 associative memory on fixed Gaussian embeddings "
                      f"gets at most {mem_max['outer']:.2f} (outer product) and {mem_max['lstsq']:.2f} (least squares) of the tokens right, "
-                     f"near chance ($1/N = {1 / N_c:.2f}$), and reaches {min(memN):.2f} only at $d = N$: the AoT's gain is that it learns its embeddings."))
+                     f"near chance ($1/N = {1 / N_c:.2f}$), and reaches {min(memN):.2f} only at $d = N$: the AoT's gain is that it learns its embeddings."), "The skip connection against an associative memory, in numbers")
     def skip_all(n, S=2):      # the H = 0, d = 2 circle AoT on 5 random labellings of n last tokens, context S
         acc = [assoc.last_token_accuracy(assoc.circle_skip_aot(gl, S), gl, S) for gl in (rng(15, n, S, k).integers(0, n, n) for k in range(5))]
         return all(a == 1.0 and m > 0 for a, m in acc), f"margin {min(m for _, m in acc):.1e}"

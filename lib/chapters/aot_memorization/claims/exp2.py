@@ -82,7 +82,7 @@ def _claims23(C: Claims, ev, n: str, x: str) -> None:
 
 @prints_verdicts
 def stored(C: Claims, evs: dict) -> None:
-    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20, d_h = 1..10 (3 seeds, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp6`)."""
+    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20, d_h = 1..10 (every stored seed, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp6`)."""
     ev, dhs = evs["exp2"], aot.PAPER["exp2_dh"]
     q = {v: [quadratic_fit(sorted(d), [d[k] for k in sorted(d)]) for d in S.by_seed(ev, v, "dh").values()] for v in S.MODELS}
     for v in S.MODELS:
@@ -100,15 +100,16 @@ def stored(C: Claims, evs: dict) -> None:
     def fits(v: str, key: str = "running_acc", keep=lambda dh: True) -> list[QuadFit]:
         """Per-seed quadratic fits of one model over the d_h that ``keep`` retains."""
         return [quadratic_fit([k for k in sorted(d) if keep(k)], [d[k] for k in sorted(d) if keep(k)])
-                for d in S.by_seed(ev, v, "dh", key).values()]
+                for _, d in sorted(S.by_seed(ev, v, "dh", key).items())]
     choices = {f"d_h = {dhs[-1]} = d dropped (no compression there)": dict(keep=lambda dh: dh != dhs[-1]),
                f"d_h = {dhs[0]} dropped (the smallest head)": dict(keep=lambda dh: dh != dhs[0]),
                SK.TABLE: dict(key="table_acc")}
     var_cv = [variant(c, (convex_seeds(fits("official", **kw)), fmt_convex(fits("official", **kw))))
               for c, kw in choices.items()]
-    var_cv += [variant(f"seed {i} alone (x² > 0, line's residual >= 5x)", (bool(q[0] > 0 and (1 - q[2]) >= 5 * (1 - q[1])),
+    reps = sorted(S.by_seed(ev, "official", "dh"))
+    var_cv += [variant(f"seed {r} alone (x² > 0, line's residual >= 5x)", (bool(q[0] > 0 and (1 - q[2]) >= 5 * (1 - q[1])),
                                                                            f"{q[0]:+.4f}"))
-               for i, q in enumerate(q["official"])]
+               for r, q in zip(reps, fits("official"), strict=True)]
     dep = lambda kw: (bool(min(a for a, _, _ in fits("official", **kw)) - max(a for a, _, _ in fits("paper", **kw)) > 0.005),
                       f"{min(a for a, _, _ in fits('official', **kw)) - max(a for a, _, _ in fits('paper', **kw)):+.4f}")
     var_dep = [variant(c, dep(kw)) for c, kw in choices.items()]

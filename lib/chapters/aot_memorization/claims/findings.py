@@ -9,6 +9,7 @@ from lib.chapters.aot_memorization import evidence as EV
 from lib.chapters.aot_memorization.claims import exp2 as E2
 from lib.chapters.aot_memorization.claims import exp6 as E6
 from lib.chapters.aot_memorization.claims import stored
+from lib.chapters.aot_memorization.claims.common import details
 from lib.core.claims import FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 
 SWEEP_TEXT = {"exp1": "Exp. 1 / 4's full grid ($N = 50$, both models)", "exp2": "Exp. 2 at $N = 50$",
@@ -16,7 +17,8 @@ SWEEP_TEXT = {"exp1": "Exp. 1 / 4's full grid ($N = 50$, both models)", "exp2": 
               "exp5-n70": "Exp. 5 at $N = 70$ (official AoT)", "exp5-n70-mlp": "Exp. 5 at $N = 70$ (MLP Transformer)",
               "exp5-n70-eq2": "Exp. 5 at $N = 70$ (eq. (2) AoT)",
               "v1": "v1's protocol (learning rate $10^{-3}$, 10k steps of batch 1024)",
-              "b1-fig5": "App. B.1's Fig. 5 ($N = 200$)", "b1-fig6": "App. B.1's Fig. 6 ($N = 200$)"}
+              "b1-fig5": "App. B.1's Fig. 5 ($N = 200$)", "b1-fig6": "App. B.1's Fig. 6 ($N = 200$)",
+              "b1-fig7": "App. B.1's Fig. 7 ($N = 200$, MLP Transformer; its AoT side is `b1-fig5`)"}
 PHRASE = {HOLDS: "holds", FAILS: "does not hold", NOT_DISCRIMINATING: "is not discriminating", NOT_RUN: "is not run",
           FRAGILE: "is fragile"}
 
@@ -176,8 +178,7 @@ def sweeps(evs: dict) -> str:
         out += ("Not stored (or not completely) today, so their claims are *not run*, each with the cost of what is "
                 "missing and its command: " + "; ".join(missing) + ". `python -m lib evidence --list aot-memorization` "
                 "gives every sweep's measured cost. ")
-    return out + ("B.1's Fig. 7 (Exp. 5 at $N = 200$) is not declared as a sweep; its cost is measured once and "
-                  "recorded with its claim `appB1-exp5-mlp-better-paper-scale` (not run). B.2 (deeper attention-only models, "
+    return out + ("B.2 (deeper attention-only models, "
                   "Figs. 8–10) is recorded as the *not run* claim `appB2-depth-paper-scale` below, with the cost of Figs. 8–9 "
                   "measured on this machine (`benchmarks/aot-memorization.py --costs`) and Fig. 10's estimated from "
                   "them: it does not fit the CPU budget of this book. B.2's deeper models exist: `DeepAoT` (its source "
@@ -203,10 +204,10 @@ def short(C: Claims, evs: dict) -> str:
     if ev.complete:
         H, Y = stored.seed_rows(ev, "official", "H")
         r, lo, hi = E6.ratio6_interval(H, Y)
-        out.append(f"**Experiment 6's slope ratio.** The stored official runs give {r:.2f} (95% interval "
-                   f"{lo:.2f}–{hi:.2f}, {_seeds(ev)} seeds): the v2 CSV's {rp:.2f} lies "
-                   f"{'inside' if lo <= rp <= hi else 'outside'} it, the v2 text's {E6.RATIO6_TEXT} "
-                   f"{'inside' if lo <= E6.RATIO6_TEXT <= hi else 'outside'}.")
+        out.append(details(f"The stored official runs give {r:.2f} (95% interval {lo:.2f}–{hi:.2f}, {_seeds(ev)} seeds): "
+                           f"the v2 CSV's {rp:.2f} lies {'inside' if lo <= rp <= hi else 'outside'} it, the v2 text's "
+                           f"{E6.RATIO6_TEXT} {'inside' if lo <= E6.RATIO6_TEXT <= hi else 'outside'}.",
+                           "Experiment 6's slope ratio, measured"))
     else:
         out.append(f"**Experiment 6's slope ratio** is judged on the sweep `exp6`, {stored.state(ev)}; the v2 text "
                    f"says {E6.RATIO6_TEXT}, its CSV gives {rp:.2f}.")
@@ -229,6 +230,5 @@ def short(C: Claims, evs: dict) -> str:
                else "Not stored (their claims are *not run*, with cost and command): " + "; ".join(missing) + ". ")
                + ("More seeds toward the paper's are declared and not trained yet; the claims above use the stored "
                   "seeds until each extension is complete: " + "; ".join(ext) + ". " if ext else "")
-               + "App. B.1's Fig. 7 and App. B.2 at the paper's scale are not trained (their claims are *not run*, "
-               "with their measured costs).")
+               + "App. B.2 at the paper's scale is not trained (its claim is *not run*, with its measured cost).")
     return "\n\n".join(out)
