@@ -157,7 +157,7 @@ SWEEPS = {
     "exp1-seeds": sweep(points("exp1", BOTH, 5, first=3), BY_D, OFFICIAL, 3.79, 0.6, CLAIMS_EXP1,
                         "Exp. 1 / Fig. 1a and Exp. 4 / Fig. 2b, seeds 3-4 (with exp1: the paper's 5): N = 50, "
                         "d = d_h = 3..13, H = 1..31 step 5, official v2 recipe, 2 seeds, both models",
-                        AT.PAPER_SCALE["exp1"], units=1),
+                        AT.PAPER_SCALE["exp1"], units=1, cheap=[dict(variant="official", N=50, d=3, dh=3, H=1, rep=3)]),
     "exp2-seeds": sweep(points("exp2", BOTH, 5, first=3), BY_SEED, OFFICIAL, 4.16, 0.2, ["exp2-paper-scale"],
                         "Exp. 2 / Fig. 1b, seeds 3-4 (with exp2: the paper's 5): N = 50, d = 10, H = 20, d_h = 1..10, "
                         "official v2 recipe, 2 seeds, both models", AT.PAPER_SCALE["exp2"], units=1,
