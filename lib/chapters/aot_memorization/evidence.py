@@ -130,7 +130,8 @@ SWEEPS = {
                      "batch 1024, 1 seed, official model", PAPER_B1),
     "exp1": sweep(points("exp1", BOTH, 3), BY_D, OFFICIAL, 4.6, 0.7, CLAIMS_EXP1,
                   "Exp. 1 / Fig. 1a and Exp. 4 / Fig. 2b: N = 50, d = d_h = 3..13, H = 1..31 step 5, official v2 "
-                  "recipe, 3 seeds, both models", AT.PAPER_SCALE["exp1"], units=1),
+                  "recipe, 3 seeds, both models", AT.PAPER_SCALE["exp1"], units=1,
+                  cheap=[dict(variant="official", N=50, d=3, dh=3, H=1, rep=0)]),
     "exp5-n70": sweep(points("exp5"), BY_D, AOT5, 75.0, 1.5, CLAIMS_EXP5,
                       "Exp. 5 / Fig. 3, AoT: N = 70, d = d_h = 7, 10, 13, H = 1..31 step 5, 16384 steps of batch 1024, "
                       "1 seed, official model", PAPER5),
