@@ -124,3 +124,44 @@ def test_report_records_the_claims(monkeypatch, capsys):
         assert c.verdict == claims.NOT_RUN and "appj_" in c.criterion and "checkpoint" in c.criterion
     assert not C.missing_controls()
     assert np.isfinite(float(got["appj-A2-random"].ours.split()[-1]))
+
+
+def test_gram_ranks_equal_svd_ranks():
+    """theory.layer's Gram route (rtol ≥ GRAM_RTOL) gives num_rank's ranks, also where a singular value sits at the
+    threshold (that matrix falls back to its SVD) and on float32-rounded, rank-deficient data."""
+    from lib.chapters.mha_memorization.theory import layer as mha
+    rng = np.random.default_rng(0)
+    rtol = appj.rtol_for(64, 96)
+    low = (rng.standard_normal((200, 20)) @ rng.standard_normal((20, 96))).astype(np.float32).astype(np.float64)
+    full = rng.standard_normal((200, 96))
+    U, _, Vt = np.linalg.svd(rng.standard_normal((64, 96)), full_matrices=False)
+    s = np.r_[np.geomspace(1, 1e-3, 40), rtol * (1 + 1e-9), np.full(23, 1e-8)]   # σ_41 on the threshold
+    edge = (U * s) @ Vt
+    for V in (low, full, np.vstack([edge, edge])):
+        for k in (10, 21, 64):
+            a = mha.kruskal_test(V, k, 30, np.random.default_rng(1), rtol)
+            b = np.array([mha.num_rank(V[np.random.default_rng(1).choice(len(V), k, replace=False)], rtol)])
+            ref = np.random.default_rng(1)
+            want = np.array([mha.num_rank(V[ref.choice(len(V), size=k, replace=False)], rtol) for _ in range(30)])
+            assert np.array_equal(a[1], want) and a[1][0] == b[0], (k, a[1], want)
+    E = np.stack([edge, edge[::-1], low[:64], full[:64]])
+    want = np.array([mha.num_rank(x, rtol) for x in E])
+    assert np.array_equal(mha.context_ranks(E, rtol), want)
+    assert mha.num_rank(edge, rtol) in (40, 41)
+    ranks = mha._gram_ranks((edge @ edge.T)[None], rtol, 64 + 96)
+    assert ranks[0] == -1                                      # undecided: settled by the SVD
+
+
+def test_one_query_path_equals_the_full_layer():
+    """mha_layer's single-query route (keys and values never formed) equals the full layer's query row."""
+    g = torch.Generator().manual_seed(2)
+    for shape in TINY.values():
+        W = appj_model.init_weights(shape, 5)
+        for k in "QKVO":
+            W[f"b_{k}"] = torch.randn(shape.d, generator=g) * 0.1
+        X = torch.randn(3, 9, shape.d, generator=g)
+        causal = shape.family == "GPT-2"
+        q = slice(8, 9) if causal else slice(0, 1)
+        full = appj_model.mha_layer(shape, W, X, X, causal=causal)[:, q]
+        one = appj_model.mha_layer(shape, W, X[:, q], X, causal=causal)
+        assert torch.allclose(one, full, atol=1e-5)

@@ -571,6 +571,15 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     assert "CPU-hours to go" in c.criterion
     long = [dict(H=H, T=T, seed=0, final_acc=a, history=_history(a == 1.0, steps=EV3.STEPS_3L))
             for (H, T), a in (((4, 550), 1.0), ((8, 1300), 1.0))]
+    monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long[:1], total=2,
+                                                                                 manifest={"sessions": [{}]}))
+    C = claims.Claims("mha-memorization", "book")                # one point stored: judged in the reason, not run
+    assert set(cv.long_claims(C, short)) == {4}
+    for k in cv.LONG_CLAIMS:
+        c = C.claims[k]
+        assert c.verdict == claims.NOT_RUN and "1 of 2 points stored" in c.criterion, c.criterion
+        assert "stored so far" in c.criterion and "H = 4, T = 550" in c.criterion and "H = 8" not in c.criterion
+    assert "stored at H = 4 only" in cv.reconcile_text(C) and "no capacity is named" in cv.reconcile_text(C)
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long, total=2,
                                                                                  manifest={"sessions": [{}]}))
     C = claims.Claims("mha-memorization", "book")

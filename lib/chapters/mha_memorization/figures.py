@@ -22,6 +22,13 @@ def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
              "text/plain": plain}, raw=True)
 
 
+def folded(summary: str, lines: list[str]) -> None:
+    """Display ``lines`` (a printout, wrapped as :func:`say` wraps) folded under ``summary`` (a <details> block)."""
+    from IPython.display import Markdown, display
+    body = "\n".join(textwrap.fill(t, 100, subsequent_indent="    ", break_on_hyphens=False) for t in lines)
+    display(Markdown(f"<details><summary>{html.escape(summary)}</summary>\n\n```text\n{body}\n```\n\n</details>"))
+
+
 def pending() -> list:
     """The figures a library call left open, closed in pyplot (so the cell does not display them inline) and
     returned in the order drawn, for :func:`lib.core.plots.show` to display one per cell with a caption."""
@@ -185,6 +192,32 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
             ax.legend(fontsize=8)
 
 
+def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int], total: int,
+                shade: tuple[int, int]) -> None:
+    """Fig. 3's training (App. H): training accuracy against steps at each H for every stored T of ``short`` (the
+    300k-step fig3 points, the paper's T thick), the paper's T trained longer (``long``: {H: fig3-long point},
+    dashed, once stored), and the learning rate over its peak (dotted, right axis), with the judged window
+    ``shade`` (steps) shaded (:mod:`~lib.chapters.mha_memorization.claims.fig3_converged`)."""
+    from lib.engine.schedules import lr_factors
+    Hs = sorted({p["H"] for p in short})
+    _, axes = plots.subplots(1, len(Hs), width=4.2, height=3.0)
+    for ax, H in zip(axes, Hs, strict=True):
+        for i, p in enumerate(sorted((p for p in short if p["H"] == H), key=lambda p: p["T"])):
+            s, a = zip(*[(x, y) for x, _, y in p["history"]], strict=True)
+            ax.plot(np.array(s) / 1000, a, color=plots.COLORS[i % len(plots.COLORS)], lw=1.2 + (p["T"] == paper_T[H]),
+                    label=f"T = {p['T']}" + (" (paper)" if p["T"] == paper_T[H] else ""))
+        if H in long:
+            s, a = zip(*[(x, y) for x, _, y in long[H]["history"]], strict=True)
+            ax.plot(np.array(s) / 1000, a, color="k", ls="--", label=f"T = {paper_T[H]}, long schedule")
+        ax.axvspan(shade[0] / 1000, shade[1] / 1000, color="#eeeeee", zorder=0)
+        lr = ax.twinx()
+        steps = np.arange(0, total, 1000)
+        lr.plot(steps / 1000, lr_factors("warmup_cosine", steps, total, lr=1.0), color="#999999", ls=":")
+        lr.set(ylim=(0, 1.05), ylabel="learning rate / peak (dotted)")
+        ax.set(xlabel="steps (thousands)", ylabel="training accuracy", ylim=(0, 1.02), title=f"H = {H}")
+        ax.legend(fontsize=7, loc="lower right")
+
+
 def capacity_figure(rows: list[dict], H: int, n: int, d: int):
     """Largest residual against T for frozen and trained key/query weights, with B and the parameter count."""
     from lib.chapters.mha_memorization.train.capacity import TOL, bound, effective_params
@@ -334,55 +367,3 @@ def saturation_book(gd: dict, P: dict):
         return None
     last = [r for r in gd["saturation"] if r["steps"] == max(P["sat_steps"])]
     return saturation_figure([np.array(r["max_weight"]) for r in last], [r["H"] for r in last])
-
-
-RECONCILE = {
-    "fig2b": ("Fig. 2(b)", "Memorization grows with n at both scales; at the paper's scale one reading of 'saturated' "
-              "(accuracy ≥ 0.9999) breaks the trend. n = 1 stays at the majority class, as the architecture forces."),
-    "fig2c": ("Fig. 2(c)", "Neither scale separates the two halves cleanly: below n, d_h helps but by a margin near the "
-              "threshold (and the paper-scale gain is matched by its control); above n, the book's seeds cannot resolve a "
-              "gain, while the paper-scale run shows one (its size is in the claim's 'ours')."),
-    "fig4": ("Fig. 4", "Per-example contexts: memorization grows with H and n at book scale; at the paper's scale the "
-             "count in n plateaus beyond n = 5, and linearity in H depends on the chance floor, as in Fig. 2(a)."),
-    "fig5": ("Fig. 5", "The regression MSE falls with H and n at the paper's scale without exception; the book-scale "
-             "trends hold but are fragile (they flip under the variants listed in the claims table)."),
-}
-
-
-def _fig2a_text(C) -> str:
-    """Fig. 2(a)'s sentence of :func:`reconcile`, from the verdicts (which seeds the paper scale is judged on included)."""
-    from lib.chapters.mha_memorization.claims.fig2a import seeds_state
-    from lib.core.claims import FRAGILE, HOLDS, NOT_RUN
-    v = lambda i: C.claims[i].verdict if i in C.claims else NOT_RUN                  # noqa: E731
-    mono_b, mono_p = v("fig2a-monotone"), v("fig2a-monotone-paper-scale")
-    lin_b, lin_p = v("fig2a-linear"), v("fig2a-linear-paper-scale")
-    out = ("Both scales agree that memorization grows with H at every T. " if mono_b == mono_p == HOLDS else
-           f"Growth with H at every T: {mono_b} at book scale, {mono_p} at the paper's scale. ")
-    if lin_b == lin_p == FRAGILE:
-        out += ("Whether the growth is linear with R² ≥ 0.98 turns, at both scales, on which points count as "
-                "non-saturated and whether the chance floor (H = 1) is fitted: the paper leaves both open.")
-    else:
-        out += (f"Linearity in H with R² ≥ 0.98: {lin_b} at book scale, {lin_p} at the paper's scale; the paper leaves "
-                "open which points count as non-saturated and whether the chance floor (H = 1) is fitted "
-                f"(`fig2a-reading-paper-scale`: {v('fig2a-reading-paper-scale')}).")
-    on = v("fig2a-onset-line-paper-scale")
-    out += (" Both seeds show an onset followed by a line (`fig2a-onset-line-paper-scale`)." if on == HOLDS else
-            f" An onset followed by a line is not established on both seeds (`fig2a-onset-line-paper-scale`: {on}).")
-    return out + f" The paper scale is judged on {seeds_state()[1]}."
-
-
-def reconcile(C) -> str:
-    """Markdown: book scale beside the paper's scale, per figure, the marks read from the claims (never retyped)."""
-    from lib.core.claims import MARK
-
-    def marks(ids):
-        return ", ".join(f"{MARK[C.claims[k].verdict]} `{k}`" for k in ids) or "none"
-    rows = []
-    from lib.chapters.mha_memorization.claims.fig3_converged import reconcile_text
-    for pre, (name, text) in {"fig2a": ("Fig. 2(a)", _fig2a_text(C)), **RECONCILE,
-                              "fig3": ("Fig. 3", reconcile_text(C))}.items():
-        ids = [k for k in C.claims if k.startswith(pre)]
-        paper_ids = [k for k in ids if "paper" in k or "gpu" in k or k.startswith("fig3-long")]
-        rows.append(f"* **{name}.** Book scale: {marks([k for k in ids if k not in paper_ids])}. Paper scale: "
-                    f"{marks(paper_ids)}. {text}")
-    return "**Book scale beside the paper's scale**\n\n" + "\n".join(rows)

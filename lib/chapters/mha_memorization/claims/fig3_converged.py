@@ -20,17 +20,19 @@ import numpy as np
 from lib.book import evidence as store
 from lib.book import stored_claims
 from lib.chapters.mha_memorization import evidence as EV
-from lib.core import plots, robust
+from lib.core import robust
 from lib.core.claims import EXPERIMENT, FINDING, Claims, Scale
 from lib.engine.schedules import lr_factors
 
 PAPER_T = {4: 550, 8: 1300}     # App. H: "for H = 4, this number is around T = 550, and for H = 8 around T = 1300"
 WINDOW, RISE, LR_FLOOR = 1 / 6, 0.01, 0.1       # 50k of 300k steps; accuracy gain; fraction of the peak rate
 MEMORIZED = 1 - 1e-9
+LONG_STEPS = EV.SWEEPS["fig3-long"]["config"]["steps"]
+LONGER = f"{LONG_STEPS / EV.RECIPE_3['steps']:g}×"      # the long schedule over App. H's 300k steps
 LONG_CLAIMS = {
-    "fig3-long-plateau": "App. H's paper T trained to convergence (a 2.5× longer schedule): the training accuracy at "
-                         "H = 4, T = 550 and H = 8, T = 1300 stops rising before the learning rate decays",
-    "fig3-long-memorized": "App. H's paper T is memorized by gradient descent given a 2.5× longer schedule: H = 4, "
+    "fig3-long-plateau": f"App. H's paper T trained to convergence (a {LONGER} longer schedule): the training accuracy "
+                         "at H = 4, T = 550 and H = 8, T = 1300 stops rising before the learning rate decays",
+    "fig3-long-memorized": f"App. H's paper T is memorized by gradient descent given a {LONGER} longer schedule: H = 4, "
                            "T = 550 and H = 8, T = 1300 reach training accuracy 1"}
 LONG_CRITERION = (f"plateau: best-so-far training accuracy gains < {RISE} over the {WINDOW:.3g} of the schedule "
                   f"before the learning rate falls to {LR_FLOOR:g} of its peak, at both H; memorized: final training "
@@ -106,15 +108,34 @@ def paper_converged(C: Claims, points: list[dict], located: dict[int, int | None
     return end
 
 
+def long_stored() -> tuple:
+    """The stored ``fig3-long`` and {H: its point at the paper's T} ({} while stale or empty)."""
+    ev = store.load(EV.CHAPTER, "fig3-long")
+    return ev, ({} if ev.stale else at(ev.points, PAPER_T))
+
+
+def long_text(rows: dict[int, dict]) -> str:
+    """Each stored long point judged alone by the claims' criterion: its gain before the rate falls to a tenth of
+    its peak (plateau when < RISE) and its final training accuracy (memorized when 1)."""
+    return "; ".join(f"H = {H}, T = {r['T']}: +{rise(r, LONG_STEPS):.3f} "
+                     f"({'stopped rising' if rise(r, LONG_STEPS) < RISE else 'still rising'}), final accuracy "
+                     f"{r['final_acc']:.4f} ({'memorized' if r['final_acc'] >= MEMORIZED else 'not memorized'})"
+                     for H, r in rows.items())
+
+
 def long_claims(C: Claims, short: list[dict]) -> dict[int, dict]:
-    """``fig3-long-*`` on the stored ``fig3-long`` (not run, with cost and command, until it is complete); ``short``:
-    the fig3 points (the controls). Returns {H: long point} ({} while not run)."""
-    ev, sw = store.load(EV.CHAPTER, "fig3-long"), EV.SWEEPS["fig3-long"]
+    """``fig3-long-*`` on the stored ``fig3-long`` (not run, with cost and command, until it is complete, the points
+    stored so far judged in the reason: :func:`long_text`); ``short``: the fig3 points (the controls). Returns
+    {H: long point} of the points stored (for the figure)."""
+    ev, stored = long_stored()
     print(ev.label)
-    if stored_claims.pending(C, [ev], [(i, s, "App. H (d = 64, n = 32, 300k steps)", LONG_CRITERION, EXPERIMENT)
-                                       for i, s in LONG_CLAIMS.items()]):
-        return {}
-    total, rows, ctl = sw["config"]["steps"], at(ev.points, PAPER_T), at(short, PAPER_T)
+    why = stored_claims.pending_reason([ev], LONG_CRITERION)
+    if why is not None:
+        for i, s in LONG_CLAIMS.items():
+            C.not_run(i, s, paper="App. H (d = 64, n = 32, 300k steps)", kind=EXPERIMENT,
+                      reason=why + (f"; stored so far, by the same criterion: {long_text(stored)}" if stored else ""))
+        return stored
+    total, rows, ctl = LONG_STEPS, stored, at(short, PAPER_T)
     sc = Scale(ours=f"d = 64, n = 32, d_h = 64, {total:,} steps of batch 256, one seed (stored sweep fig3-long)",
                paper="d = 64, n = 32, 300k steps")
     plateau = lambda kw: (lambda ok, v: (not ok, v))(*rising(rows, total, **kw))              # noqa: E731
@@ -135,39 +156,17 @@ def long_claims(C: Claims, short: list[dict]) -> dict[int, dict]:
     return rows
 
 
-def curves_figure(short: list[dict], long: dict[int, dict]) -> None:
-    """Training accuracy against steps at each H: every stored T of fig3 (300k steps), the fig3-long run when stored,
-    and the learning rate (right axis) with the judged window shaded."""
-    Hs = sorted({p["H"] for p in short})
-    _, axes = plots.subplots(1, len(Hs), width=4.2, height=3.0)
-    total = EV.RECIPE_3["steps"]
-    for ax, H in zip(axes, Hs, strict=True):
-        for i, p in enumerate(sorted((p for p in short if p["H"] == H), key=lambda p: p["T"])):
-            s, a = zip(*[(x, y) for x, _, y in p["history"]], strict=True)
-            ax.plot(np.array(s) / 1000, a, color=plots.COLORS[i % len(plots.COLORS)], lw=1.2 + (p["T"] == PAPER_T[H]),
-                    label=f"T = {p['T']}" + (" (paper)" if p["T"] == PAPER_T[H] else ""))
-        if H in long:
-            s, a = zip(*[(x, y) for x, _, y in long[H]["history"]], strict=True)
-            ax.plot(np.array(s) / 1000, a, color="k", ls="--", label=f"T = {PAPER_T[H]}, long schedule")
-        e = lr_step(total)
-        ax.axvspan((e - total // 6) / 1000, e / 1000, color="#eeeeee", zorder=0)
-        lr = ax.twinx()
-        steps = np.arange(0, total, 1000)
-        lr.plot(steps / 1000, lr_factors("warmup_cosine", steps, total, lr=1.0), color="#999999", ls=":")
-        lr.set(ylim=(0, 1.05), ylabel="learning rate / peak (dotted)")
-        ax.set(xlabel="steps (thousands)", ylabel="training accuracy", ylim=(0, 1.02), title=f"H = {H}")
-        ax.legend(fontsize=7, loc="lower right")
-
-
 def report(C: Claims, points: list[dict], located: dict[int, int | None]) -> None:
     """Both convergence judgements, the learning-curve figure and the verdict lines (the caller prints nothing else)."""
+    from lib.chapters.mha_memorization import figures
     paper_converged(C, points, located)
     long = long_claims(C, points)
-    curves_figure(points, long)
+    total = EV.RECIPE_3["steps"]
+    figures.fig3_curves(points, long, PAPER_T, total, (lr_step(total) - int(WINDOW * total), lr_step(total)))
 
 
 def reconcile_text(C: Claims) -> str:
-    """Fig. 3's sentence of :func:`~lib.chapters.mha_memorization.figures.reconcile`, from the verdicts."""
+    """Fig. 3's sentence of :func:`~lib.chapters.mha_memorization.claims.reconcile.reconcile`, from the verdicts."""
     from lib.core.claims import HOLDS, NOT_RUN
     v = lambda i: C.claims[i].verdict if i in C.claims else NOT_RUN                      # noqa: E731
     out = ("Trained heads saturate more with longer training (`fig3-length`), at both scales; the saturated majority "
@@ -178,8 +177,14 @@ def reconcile_text(C: Claims) -> str:
            f"{v('fig3-paper-converged')}). ")
     long = v("fig3-long-plateau"), v("fig3-long-memorized")
     if long[0] == NOT_RUN:
-        return out + "The longer schedule that settles it (`fig3-long`) is not run yet: no capacity is named."
+        _, stored = long_stored()
+        if not stored:
+            return out + "The longer schedule that settles it (`fig3-long`) is not run yet: no capacity is named."
+        return out + (f"The {LONGER} longer schedule (`fig3-long`) is stored at H = "
+                      f"{', '.join(str(H) for H in stored)} only ({long_text(stored)}); its claims wait for the other "
+                      "point: no capacity is named.")
     if long[0] == HOLDS:
-        return out + (f"With the 2.5× longer schedule training converges, and the paper's T is "
+        return out + (f"With the {LONGER} longer schedule training converges, and the paper's T is "
                       f"{'memorized' if long[1] == HOLDS else 'not memorized'} (`fig3-long-memorized`: {long[1]}).")
-    return out + f"The 2.5× longer schedule does not converge either (`fig3-long-plateau`: {long[0]}): no capacity is named."
+    return out + (f"The {LONGER} longer schedule does not converge either (`fig3-long-plateau`: {long[0]}): "
+                  "no capacity is named.")

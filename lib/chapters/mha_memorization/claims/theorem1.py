@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from lib.chapters.mha_memorization.figures import say
+from lib.chapters.mha_memorization.figures import folded, say
 from lib.chapters.mha_memorization.theory import construction as con
 from lib.chapters.mha_memorization.theory import layer as mha
 from lib.core.claims import FINDING, SANITY, THEOREM, Claims
@@ -145,7 +145,7 @@ def generic(C: Claims, P: dict, rng: np.random.Generator, d: int, n: int) -> dic
     the construction against the best generic draw and a data-adapted rival, for every H of ``con_H`` with d_h = n.
     Returns the singular values of one generic draw on clustered queries (``s``, ``T``, ``sigma_cut``), for
     :func:`tolerance_note`."""
-    gen_rows = []
+    gen_rows, printout = [], []
     for H in P["con_H"]:
         T = H * (n - 1) + 1
         for family in ("uniform", "clustered"):
@@ -166,10 +166,11 @@ def generic(C: Claims, P: dict, rng: np.random.Generator, d: int, n: int) -> dic
                      ada_cond=[a["cond"] for a in ada], con_cond=con.conditioning(Zc, T),
                      gen_tol={t: mha.num_rank(Zg, t) == T for t in (1e-8, 1e-6)})
             gen_rows.append(g)
-            say(f"{family:9s} H={H} T={T:3d}: A1 {a1:.2f}; construction rank {cr['rankZ']:3d}, exact fit {g['con_ok']}; "
-                f"best generic rank {gen['rankZ']:3d}, exact fit {g['gen_ok']}; data-adapted rival rank "
-                f"{min(g['ada_rank'])}–{max(g['ada_rank'])} in 5 draws (σ_T/σ_1 ≥ "
-                f"{min(g['ada_cond']):.0e}; construction {g['con_cond']:.0e})")
+            printout.append(f"{family:9s} H={H} T={T:3d}: A1 {a1:.2f}; construction rank {cr['rankZ']:3d}, exact fit "
+                            f"{g['con_ok']}; best generic rank {gen['rankZ']:3d}, exact fit {g['gen_ok']}; data-adapted "
+                            f"rival rank {min(g['ada_rank'])}–{max(g['ada_rank'])} in 5 draws (σ_T/σ_1 ≥ "
+                            f"{min(g['ada_cond']):.0e}; construction {g['con_cond']:.0e})")
+    folded("Each case: the construction, the best generic draw and the data-adapted rival", printout)
     uni = [g for g in gen_rows if g["family"] == "uniform"]
     C.check("thm1-generic-suffices", "Observation: on the uniform data of the grid, generic key/query weights plus the "
             "least-squares value step also memorize T = H(n−1)+1 exactly (so the grid cannot tell the construction from "

@@ -40,7 +40,8 @@ like the HF models, with the initialisation of HF ``transformers`` (``BertPreTra
   constant-1 column (``[X, 1] [W; b]``). Dropout is off (``model.eval()`` in the official code).
 
 For the query statistics only the query row of L1 is needed (the query attends to all n tokens: [CLS] in
-BERT, the last token in GPT-2), so L1 is computed in full only for ``a2_examples`` contexts.
+BERT, the last token in GPT-2), so L1 is computed in full only for ``a2_examples`` contexts; the query row's
+attention is then summed without forming the n keys and values (:func:`_one_query`, the same sums reassociated).
 
 **Inputs.** No tokenizer or corpus can be downloaded: the token ids are drawn i.i.d. from a Zipf law
 ``p(rank r) ∝ r^{-s}`` (s = 1, Zipf's law of word frequencies) over the usable vocabulary (BERT: ids
@@ -233,26 +234,45 @@ def _heads(W: dict, k: str, H: int) -> torch.Tensor:
     return Wb.reshape(Wb.shape[0], H, -1).transpose(0, 1).contiguous()
 
 
+def _one(A: torch.Tensor) -> torch.Tensor:
+    """``[A, 1]``: the constant-1 column on which the bias rows of :func:`_heads` act."""
+    return torch.cat([A, torch.ones(*A.shape[:-1], 1)], dim=-1)
+
+
 def mha_layer(shape: Shape, W: dict, Xq: torch.Tensor, X: torch.Tensor, causal: bool) -> torch.Tensor:
-    """``MHA(X_q, X) + b_O`` ``[B, n_q, d]`` for queries ``X_q [B, n_q, d]`` (the last n_q positions' rows or
-    all n) over their own example's tokens ``X [B, n, d]``, through one call of
-    :func:`lib.core.attention.attention` (module docstring). The B examples are packed into one sequence of
-    B·n keys with a block-diagonal mask (a masked key gets weight exp(-inf) = 0, so this is exactly the
-    per-example attention, and the projections run as one large matmul); ``causal`` also masks keys after
-    the query's position (queries are then the last n_q rows: GPT-2's last token, or all rows)."""
+    """``MHA(X_q, X) + b_O`` ``[B, n_q, d]`` for queries ``X_q [B, n_q, d]`` (the last n_q positions' rows, or
+    all n) over their own example's tokens ``X [B, n, d]`` (module docstring); ``causal`` masks keys after
+    the query's position. Each example is one call of :func:`lib.core.attention.attention` on its n tokens,
+    except a single query row (n_q = 1, the query statistics of Table 3), which goes through :func:`_one_query`."""
     B, n, _ = X.shape
-    nq = Xq.shape[1]
-    H = shape.heads
-    one = lambda A: torch.cat([A, torch.ones(*A.shape[:-1], 1)], dim=-1).reshape(1, -1, A.shape[-1] + 1)  # noqa: E731
-    ex_k, pos_k = torch.arange(B).repeat_interleave(n), torch.arange(n).repeat(B)
-    ex_q, pos_q = torch.arange(B).repeat_interleave(nq), torch.arange(n - nq, n).repeat(B)
-    mask = ex_q[:, None] == ex_k[None, :]                                   # [B·n_q, B·n]
-    if causal:
-        mask &= pos_k[None, :] <= pos_q[:, None]
+    nq, H = Xq.shape[1], shape.heads
+    if nq == 1:              # one query row: BERT's [CLS], or the last row, which the causal mask lets see all n
+        return _one_query(shape, W, Xq, X)
+    mask = (torch.arange(n)[None, :] <= torch.arange(n - nq, n)[:, None]) if causal else None   # [n_q, n]
     W_O = W["W_O"].reshape(H, -1, shape.d)                                  # [H, d_k, d]
-    out = att.attention(one(Xq), one(X), _heads(W, "Q", H), _heads(W, "K", H), _heads(W, "V", H), W_O,
-                        scale=(shape.d // H) ** -0.5, mask=mask)
-    return out.reshape(B, nq, shape.d) + W["b_O"]
+    Wq, Wk, Wv = (_heads(W, k, H) for k in "QKV")
+    out = [att.attention(_one(Xq[b]), _one(X[b]), Wq, Wk, Wv, W_O, scale=(shape.d // H) ** -0.5, mask=mask)
+           for b in range(B)]
+    return torch.stack(out) + W["b_O"]
+
+
+def _one_query(shape: Shape, W: dict, Xq: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """:func:`mha_layer` for one query row per example that sees every key (BERT's [CLS] at position 0; GPT-2's
+    last token, which the causal mask lets see all n), ``[B, 1, d]``. The same sums, associated so that no
+    key or value of the n tokens is formed: with ``x̃ = [x, 1]``, the score of token j in head h is
+    ``s · x̃_j (W̃_K^h (x̃_q W̃_Q^h)^T)`` and the head's output ``(Σ_j A_hj x̃_j) W̃_V^h W_O^h``: O(H n d) work per
+    example instead of the O(n d²) of projecting all n tokens (the rounding differs from :func:`mha_layer`'s
+    by float32 ulps)."""
+    H = shape.heads
+    Wq, Wk, Wv = (_heads(W, k, H) for k in "QKV")                          # [H, d+1, d_k]
+    X1 = _one(X)                                                            # [B, n, d+1]
+    q = _one(Xq[:, 0])[:, None, None, :] @ Wq                               # [B, H, 1, d_k]
+    kq = q @ Wk.transpose(-1, -2)                                          # [B, H, 1, d+1]: W̃_K^h q_h
+    S = (kq[:, :, 0] @ X1.transpose(-1, -2)) * (shape.d // H) ** -0.5      # [B, H, n]
+    xbar = att.normalize(S) @ X1                                            # [B, H, d+1]: Σ_j A_hj x̃_j
+    heads = xbar[:, :, None, :] @ Wv                                        # [B, H, 1, d_k]
+    out = (heads @ W["W_O"].reshape(H, -1, shape.d)).sum(dim=1)             # [B, 1, d]
+    return out + W["b_O"]
 
 
 def first_block(shape: Shape, W: dict, X: torch.Tensor, query_only: bool) -> torch.Tensor:
@@ -271,7 +291,7 @@ def first_block(shape: Shape, W: dict, X: torch.Tensor, query_only: bool) -> tor
 
 
 def representations(shape: Shape, W: dict, ids: torch.Tensor, a2_examples: int, positions: bool = True,
-                    batch: int = 32, full_batch: int = 4) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                    batch: int = 32) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``{"L0": (queries [T, d], contexts [m, n, d]), "L1": (…)}`` in float64 (computed in float32), with
     ``m = min(a2_examples, T)`` full contexts (the first m inputs) and the queries of all T inputs."""
     qi = 0 if shape.family == "BERT" else -1
@@ -281,8 +301,8 @@ def representations(shape: Shape, W: dict, ids: torch.Tensor, a2_examples: int, 
             X0 = embed(shape, W, ids[s:s + batch], positions)
             q0.append(X0[:, qi])
             q1.append(first_block(shape, W, X0, query_only=True)[:, 0])
-        for s in range(0, min(a2_examples, len(ids)), full_batch):
-            X0 = embed(shape, W, ids[s:min(s + full_batch, a2_examples)], positions)
+        for s in range(0, min(a2_examples, len(ids)), batch):
+            X0 = embed(shape, W, ids[s:min(s + batch, a2_examples)], positions)
             E0.append(X0)
             E1.append(first_block(shape, W, X0, query_only=False))
     cat = lambda L: torch.cat(L).double().numpy()                            # noqa: E731

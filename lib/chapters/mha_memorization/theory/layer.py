@@ -93,9 +93,38 @@ def num_rank(M: np.ndarray, rtol: float = 1e-10) -> int:
 
 
 def context_ranks(E: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
-    """rank(E^(t)) for every example (Assumption 2 asks for n)."""
-    s = np.linalg.svd(E, compute_uv=False)                                # [T, n]
-    return (s > rtol * s[:, :1]).sum(axis=1)
+    """rank(E^(t)) for every example (Assumption 2 asks for n): :func:`num_rank` of each ``E^(t)``."""
+    if rtol < GRAM_RTOL:
+        s = np.linalg.svd(E, compute_uv=False)                            # [T, n]
+        return (s > rtol * s[:, :1]).sum(axis=1)
+    G = E @ E.swapaxes(-1, -2) if E.shape[-2] <= E.shape[-1] else E.swapaxes(-1, -2) @ E
+    return _settle(_gram_ranks(G, rtol, sum(E.shape[-2:])), lambda i: num_rank(E[i], rtol))
+
+
+# Ranks from Gram matrices. At a tolerance rtol ≥ GRAM_RTOL (torch's float32 rule is ~1e-4) the test
+# σ_i > rtol·σ_1 is λ_i > rtol²·λ_1 for the eigenvalues λ_i = σ_i² of M M^T (k × k for k rows), which is several
+# times cheaper than an SVD. Float64 rounding moves each λ_i by at most about (k + d)·ε_64·tr(M M^T)
+# (the product and the symmetric eigensolver); an eigenvalue that close to the threshold is not trusted,
+# and that matrix's rank is taken from its SVD (:func:`num_rank`): the ranks are num_rank's.
+GRAM_RTOL = 1e-5
+_EPS64 = float(np.finfo(np.float64).eps)
+
+
+def _gram_ranks(G: np.ndarray, rtol: float, length: int) -> np.ndarray:
+    """Numerical ranks of the matrices whose Gram matrices are ``G [..., k, k]`` (inner length + k =
+    ``length``); -1 where an eigenvalue lies within the rounding bound of the threshold."""
+    lam = np.linalg.eigvalsh(G)                                           # ascending
+    thr = rtol ** 2 * lam[..., -1:]
+    err = 4 * length * _EPS64 * np.trace(G, axis1=-2, axis2=-1)[..., None]
+    sure = (np.abs(lam - thr) > 2 * err).all(axis=-1) & (lam[..., -1] > 4 * err[..., 0])
+    return np.where(sure, (lam > thr).sum(axis=-1), -1)
+
+
+def _settle(ranks: np.ndarray, exact) -> np.ndarray:
+    """``ranks`` with every -1 (undecided by the Gram route) replaced by ``exact(i)``."""
+    for i in np.flatnonzero(ranks < 0):
+        ranks[i] = exact(i)
+    return ranks
 
 
 def kruskal_rank(V: np.ndarray, rtol: float = 1e-10, max_subsets: int = 200_000) -> int:
@@ -117,7 +146,15 @@ def kruskal_test(V: np.ndarray, k: int, trials: int, rng: np.random.Generator, r
     """The paper's randomized test (Sec. 5.1): draw ``trials`` random k-subsets of the rows of ``V`` and
     return (fraction with rank k, the ranks seen). 'Holds' in the paper = fraction ≥ 0.99."""
     T = V.shape[0]
-    ranks = np.array([num_rank(V[rng.choice(T, size=k, replace=False)], rtol) for _ in range(trials)])
+    subsets = np.array([rng.choice(T, size=k, replace=False) for _ in range(trials)]).reshape(trials, k)
+    if rtol < GRAM_RTOL or k > V.shape[1] or T > 8192:
+        ranks = np.array([num_rank(V[s], rtol) for s in subsets], dtype=int)
+    else:                          # each subset's Gram matrix is a submatrix of the Gram matrix of all T rows
+        G, ranks = V @ V.T, np.empty(trials, dtype=int)
+        for c in range(0, trials, 16):
+            s = subsets[c:c + 16]
+            ranks[c:c + 16] = _gram_ranks(G[s[:, :, None], s[:, None, :]], rtol, k + V.shape[1])
+        ranks = _settle(ranks, lambda i: num_rank(V[subsets[i]], rtol))
     return float((ranks == k).mean()), ranks
 
 

@@ -115,18 +115,66 @@ def plan_cost(P: dict, kinds) -> tuple[float, int]:
     return fl, models
 
 
-def run_sweep(kind: str, P: dict, device, workers: int = 1) -> list[dict]:
-    """Run one sweep with :func:`lib.engine.sweep.run` (inline with one worker); rows are ``{**result, **point}``."""
+# sweeps whose points train the same model on the same data when their architecture, dataset sizes, seeds and steps
+# agree (the kind only picks the task and the context sharing: :func:`_fam`, :func:`train_points`)
+_SAME_TRAINING = {"heads": "cls", "context": "cls", "dh": "cls", "regression": "reg", "regression_n": "reg",
+                  "nonshared": "nonshared", "nonshared_n": "nonshared"}
+
+
+def _family_key(kind: str, family: list[dict], P: dict) -> tuple | None:
+    """What determines the training of one family of :func:`run_sweep` (None: never shared, the saturation runs)."""
+    if kind not in _SAME_TRAINING:
+        return None
+    p = family[0]
+    return (_SAME_TRAINING[kind], p["H"], p["n"], p["dh"], _steps(P)[kind],
+            tuple((q["T"], q["seed"], q.get("steps")) for q in family))
+
+
+def run_sweep(kind: str, P: dict, device, workers: int = 1, done: dict | None = None, folder=None) -> list[dict]:
+    """Run one sweep with :func:`lib.engine.sweep.run` (inline with one worker); rows are ``{**result, **point}``.
+    ``done`` ({family key: rows}, filled here) holds the families earlier sweeps trained: a family of this sweep
+    with the same key (the same models on the same data, in the same family) takes their results instead of
+    training again. ``folder``: where the sweep stores its points (default: :func:`lib.engine.sweep.sweep_dir`'s)."""
     pts = sweep_points(kind, P)
     Ts = {p["T"] for p in pts}
     # full batch = one batch of max(T) rows from each model's stream of epoch permutations: exact full-batch
     # gradients when every T divides max(T) (each example appears max(T)/T times); otherwise one T per family
     exact = all(max(Ts) % T == 0 for T in Ts)
     group = ["kind", "H", "n", "dh"] + ([] if P["gd_batch"] or exact else ["T"])
-    cfg = dict(d=P["gd_d"], classes=P["gd_classes"], lr=P["gd_lr"], batch=P["gd_batch"],
-               eval_every=P["gd_eval_every"], steps=_steps(P), device=str(device))
-    return sweep.run(train_points, pts, name=f"mha-{kind}", group_by=group, config=cfg, fn_kwargs=cfg,
-                     workers=workers, quiet=True)          # the process executor runs inline with one worker
+    cfg = _config(P, device)
+    done = {} if done is None else done
+    fams: dict[tuple, list[dict]] = {}
+    for p in pts:
+        fams.setdefault(tuple(p[k] for k in group), []).append(p)
+    keys = {g: _family_key(kind, f, P) for g, f in fams.items()}
+    todo = [p for g, f in fams.items() if keys[g] is None or keys[g] not in done for p in f]
+    rows = sweep.run(train_points, todo, name=f"mha-{kind}", group_by=group, config=cfg, fn_kwargs=cfg,
+                     workers=workers, quiet=True, folder=folder) if todo else []
+    got = {sweep.point_key(p): r for p, r in zip(todo, rows, strict=True)}
+    for g, f in fams.items():
+        if keys[g] is not None and keys[g] in done:
+            got.update({sweep.point_key(p): {**r, **p} for p, r in zip(f, done[keys[g]], strict=True)})
+        elif keys[g] is not None:
+            done[keys[g]] = [got[sweep.point_key(p)] for p in f]
+    return [got[sweep.point_key(p)] for p in pts]
+
+
+def _config(P: dict, device) -> dict:
+    """The training settings every sweep shares (the config hashed into the sweeps' folders)."""
+    return dict(d=P["gd_d"], classes=P["gd_classes"], lr=P["gd_lr"], batch=P["gd_batch"],
+                eval_every=P["gd_eval_every"], steps=_steps(P), device=str(device))
+
+
+def _folders(P: dict, device, tmp: str):
+    """name -> the folder of that sweep: :func:`lib.engine.sweep.sweep_dir`'s ``$ATR_RUN_DIR/sweeps/<name>-<fingerprint>``
+    (resumable; the fingerprint of the code and settings, the same for every sweep, hashed once), else under ``tmp``."""
+    import os
+    from pathlib import Path
+    env = os.environ.get("ATR_RUN_DIR")
+    if not env:
+        return lambda name: Path(tmp) / name
+    fp = sweep.fingerprint(train_points, _config(P, device))
+    return lambda name: Path(env) / "sweeps" / f"{name}-{fp}"
 
 
 def majority_fraction(p: dict, d: int, classes: int) -> float:
@@ -206,6 +254,7 @@ def _frozen_loop(fam, params, batch, opt, sched, steps: int, eval_every: int) ->
 def run(P: dict, device) -> dict[str, list[dict]]:
     """Every sweep of ``P["gd_sweeps"]``, in :data:`SWEEPS`' order: prints the planned cost first, then each sweep's
     size and time; returns {sweep: rows}."""
+    import tempfile
     import time
 
     from lib.chapters.mha_memorization.figures import say
@@ -214,9 +263,12 @@ def run(P: dict, device) -> dict[str, list[dict]]:
     say(f"planned: {n_models} trained models, about {flops:.1e} FLOP "
         f"(~{flops / 5e9 / 60:.1f} min on one CPU core at 5 GFLOP/s; ~{flops / 5e12 / 60:.1f} min on a GPU at 5 TFLOP/s "
         "effective)")
-    gd = {}
-    for k in kinds:
-        t0 = time.perf_counter()
-        gd[k] = run_sweep(k, P, device)
-        print(f"{k:11s}: {len(gd[k])} models, up to {max(r['steps'] for r in gd[k])} steps, {time.perf_counter() - t0:.0f} s")
+    gd, done = {}, {}
+    with tempfile.TemporaryDirectory(prefix="atr-mha-gd-") as tmp:
+        folder = _folders(P, device, tmp)
+        for k in kinds:
+            t0 = time.perf_counter()
+            gd[k] = run_sweep(k, P, device, done=done, folder=folder(f"mha-{k}"))
+            print(f"{k:11s}: {len(gd[k])} models, up to {max(r['steps'] for r in gd[k])} steps, "
+                  f"{time.perf_counter() - t0:.0f} s")
     return gd
