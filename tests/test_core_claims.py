@@ -95,7 +95,7 @@ def test_a_claim_that_flips_under_a_variant_is_fragile_and_names_it():
                    variants=[("a choice described in far more words than a verdict line can hold " * 2, False),
                              ("b", False), ("c", True)])
     shown = repr(many)
-    assert "flips under: a choice described in far more words" in shown and " …, and 1 more of 3 variants" in shown
+    assert "flips under: a choice described in far more words" in shown and " …, +1 more of 3 variants" in shown
     assert many.flips[1] == "b" and "; b" not in shown and ", b" not in shown   # the rest are in the table
     ok, ours = linear(line)
     c = C.check("robust", "y is linear in x", paper="R² ≥ 0.98", ours=ours, ok=ok, kind=EXPERIMENT,

@@ -115,31 +115,39 @@ class Claim:
     flips: list | None = None     # the choices of the variants whose outcome differs from ours
 
     def __repr__(self) -> str:
-        """One line shown under the check that recorded it; the value only when it is machine-stable."""
+        """One line shown under the check that recorded it; the value only when it is machine-stable. Long parts
+        (the value, the control, the first flipping choice) are cut at :data:`PART_CHARS`: the claims table's row
+        has them whole."""
         line = f"{MARK[self.verdict]} {self.kind} claim {self.id}: {self.verdict}"
         if self.verdict == FRAGILE:
             line += f" ({self.base} under our analysis; {_first_flip(self.flips or [], len(self.variants or []))})"
-        line += f" (ours: {self.ours})" if self.stable else ""
+        line += f" (ours: {_cut(self.ours)})" if self.stable else ""
         if self.control is not None:
-            line += f"; control ({self.control['description']}): {'passes' if self.control['passed'] else 'fails'}"
+            line += f"; control ({_cut(self.control['description'])}): " + \
+                ("passes" if self.control["passed"] else "fails")
         if self.variants and self.verdict != FRAGILE:
             line += f"; survives {len(self.variants)} variants"
         return line
 
 
 LINE_WIDTH = 96   # characters of a printed line at the page's text width
-FLIP_CHARS = 72   # a verdict line names the first choice that flips a fragile claim, cut at this many characters
+PART_CHARS = 56   # a verdict line cuts a value, a control's description or a flipping choice at this many characters
+MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
+
+
+def _cut(text: str, n: int = PART_CHARS) -> str:
+    """``text`` cut at a word boundary before ``n`` characters, with " …" appended when cut."""
+    text = str(text)
+    if len(text) <= n:
+        return text
+    cut = text.rfind(" ", 0, n - 2)
+    return text[:cut if cut > 0 else n - 2] + " …"
 
 
 def _first_flip(flips: list[str], n_variants: int) -> str:
-    """"flips under: <first choice>[, and k more of n variants]": the rest are in the claims table's details."""
-    first = flips[0] if flips else "?"
-    if len(first) > FLIP_CHARS:
-        cut = first.rfind(" ", 0, FLIP_CHARS - 2)
-        first = first[:cut if cut > 0 else FLIP_CHARS - 2] + " …"
-    more = f", and {len(flips) - 1} more of {n_variants} variants (claims table)" if len(flips) > 1 else ""
-    return f"flips under: {first}{more}"
-MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
+    """"flips under: <first choice>[, +k more of n variants]": the rest are in the claims table's details."""
+    more = f", +{len(flips) - 1} more of {n_variants} variants" if len(flips) > 1 else ""
+    return f"flips under: {_cut(flips[0] if flips else '?')}{more}"
 
 
 def _variants(id: str, variants: Any, judge: Any = None, fmt: str = ".4g") -> list[Variant] | None:
