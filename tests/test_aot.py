@@ -874,3 +874,38 @@ def test_stored_exp2_exp3_claims_read_every_pooled_seed():
         assert "5 seeds" in c.scale["ours"], (cid, c.scale)
         names = " ".join(str(v) for v in c.variants)  # each variant records its choice
         assert "seed 3 alone" in names and "seed 4 alone" in names, cid
+
+
+def test_merged_figures_draw_each_panel_from_the_stored_runs(capsys):
+    """Issue 28's merged figures (Exp. 1 + Exp. 4, Exps. 5 and 6 book + stored, App. B.1's Figs. 5 + 6): every panel
+    the page draws gets its curves from the stored sweeps (none silently empty), and the tables of the removed
+    figures still print."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from lib.chapters.aot_memorization import figures as F
+    from lib.chapters.aot_memorization.claims import stored
+    from lib.core import plots
+    evs = stored.load()
+    fig, ax = plots.subplots(1, 3)
+    F.panel_exp5(ax[0], evs)
+    F.panel_exp6(ax[1], evs)
+    F.slopes_panel(ax[2], {"official": AT.paper_slopes()}, AT.paper_slopes(), 50)
+    n5 = sum(len(e.points) > 0 for k, e in evs.items() if k.startswith("exp5-n70"))
+    assert len(ax[0].lines) >= 2 * 3 + n5 and ax[0].get_legend() is not None       # the CSV's 2 curves per d, ours
+    assert any("stored run" in t.get_text() for t in ax[1].get_legend().get_texts())
+    assert len(ax[2].get_lines()) == 3 and ax[2].get_xscale() == "log"
+    plt.close(fig)
+    capsys.readouterr()
+    for table in (F.table_exp2, F.table_exp3, F.table_exp6, F.table_b1_fig5, F.table_b1_fig6):
+        table(evs)
+    out = capsys.readouterr().out
+    assert out.count("paper (CSV)") == 4 and "  (CSV)  " in out      # _table x 4, B.1 Fig. 5 own rows
+    shown = []
+    orig = plots.show
+    plots.show = lambda fig, caption, name: (shown.append((len(fig.axes), name)), plt.close(fig))
+    try:
+        F.stored_b1_fig56(evs)
+    finally:
+        plots.show = orig
+    assert shown == [(2, "fig-aot-stored-b1-fig56")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from matplotlib import ticker
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -21,13 +22,16 @@ def _bounds(ax, x, N, T0, ours_cap, prev_cap, label_x=True):
     ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":", label="random 1/N")
 
 
-def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc"):
-    """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h, one panel per model (ours), and the paper's
-    curves at N = 50 (official v2 CSV) in the last panel."""
+def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc", slopes: tuple | None = None):
+    """Fig. 1a / Exp. 1: accuracy vs H for each d = d_h, one panel per model (ours), the paper's curves at N = 50
+    (official v2 CSV) in the next panel and, given ``slopes`` = (slopes by model, the paper's, N), Exp. 4 / Fig. 2b's
+    panel (:func:`slopes_panel`) in the one after."""
     T0 = N * N
-    fig, grid = plots.subplots(2, 2, width=4.2, height=3.2)
+    fig, grid = plots.subplots(2, 2, width=4.2, height=2.5)
     axes = list(grid.ravel())
-    for ax in axes[len(recs_by_model) + 1:]:
+    if slopes is not None:
+        slopes_panel(axes[len(recs_by_model) + 1], *slopes)
+    for ax in axes[len(recs_by_model) + 1 + (slopes is not None):]:
         ax.axis("off")
     axes = axes[: len(recs_by_model) + 1]
     for ax, (model, recs) in zip(axes, recs_by_model.items(), strict=False):
@@ -62,11 +66,9 @@ def fig_single(ax, x, y, err, N, T0, caps, prevs, label, paper_x=None, paper_y=N
     ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(0, 1.05))
 
 
-def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
-    """Fig. 2b / Exp. 4: per-head slope of accuracy vs d = d_h, scaled to associations per head
+def slopes_panel(ax, slopes_by_model: dict, slopes_paper: dict, N_ours: int) -> None:
+    """Fig. 2b / Exp. 4 on ``ax``: per-head slope of accuracy vs d = d_h, scaled to associations per head
     (slope * T0 / (1 - 1/N)) so that N = 20 and N = 50 can share axes; log-log."""
-    fig, axes = plots.subplots(1, 1, width=5.0, height=3.4)
-    ax = axes[0]
     curves = [(f"ours, {k} model", v, N_ours, dict(plots.OURS, color=plots.COLORS[i])) for i, (k, v) in enumerate(slopes_by_model.items())]
     curves.append(("paper (v2 CSV)", slopes_paper, 50, dict(plots.PAPER)))
     for lab, sl, N, st in curves:
@@ -76,9 +78,11 @@ def fig4_slopes(slopes_by_model: dict, slopes_paper: dict, N_ours: int):
         ax.plot(ds, a, **st)
     dd = np.linspace(2, 14, 50)
     ax.plot(dd, dd, color="#1a7f37", lw=1, label="bound: d_h per head")
-    ax.set(xscale="log", yscale="log", xlabel="d = d_h", ylabel="associations per head")
+    ax.set(xscale="log", yscale="log", xlabel="d = d_h", ylabel="associations per head", xticks=[2, 4, 8, 12])
+    ax.xaxis.set_major_formatter(ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.set_title("Exp. 4 (Fig. 2b): associations per head", fontsize=9)
     ax.legend(fontsize=8)
-    return fig
 
 
 # ----------------------------------------------------------------------------------------------
@@ -109,17 +113,6 @@ def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
     print(f"{'bound':>14} " + " ".join(f"{bound[k]:6.3f}" for k in xs))
 
 
-def _figure_and_table(ev, x: str, paper: dict, bound: dict, xlabel: str, title: str, models=S.MODELS,
-                      table: bool = True):
-    """One stored experiment against the paper's curve and the bound: the figure, then (``table``) the table.
-    Returns the figure and its axis."""
-    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
-    _panel(ax[0], ev, x, paper, bound, xlabel, title, models)
-    if table:
-        _table(ev, x, paper, bound, models)
-    return fig, ax[0]
-
-
 def _show(fig, figure: bool, caption: str, name: str) -> None:
     """``plots.show`` the figure, or close it undrawn (``figure`` False: the caller wants the table alone, in a cell
     of its own, so that the figure's cell has one display output and the table can be folded)."""
@@ -131,7 +124,7 @@ def _show(fig, figure: bool, caption: str, name: str) -> None:
 
 def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
     """Fig. 1a (seed means, solid) over the v2 CSV (dashed), and Fig. 2b's associations per head, log-log."""
-    fig, ax = plots.subplots(1, 2, width=4.2, height=3.6)
+    fig, ax = plots.subplots(1, 2, width=4.2, height=2.8)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(ds):
         col = cmap(i / max(1, len(ds) - 1))
@@ -152,41 +145,53 @@ def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: d
                "and the v2 CSV's; the slope of this line is Exp. 4's exponent.", "fig-aot-stored-exp1")
 
 
-def stored_exp6(evs: dict, table: bool = True, figure: bool = True) -> None:
-    """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2): figure and table."""
+def _exp6_curves() -> tuple[dict, dict]:
+    """Fig. 4's v2 CSV and the bound phi(2H + 2) (N = 10, d = d_h = 2), by H."""
     Hs = PAPER["exp6_H"]
-    fig, _ = _figure_and_table(evs["exp6"], "H", dict(zip(Hs, PAPER["exp6"], strict=True)),
-                               {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}, "heads H",
-                               "Exp. 6, stored run: N = 10, d = d_h = 2", table=table)
-    _show(fig, figure, "Experiment 6 (Fig. 4) at the official recipe, stored sweep `exp6`: running accuracy against H "
-               "(seed mean and std) for both models, the v2 CSV (20 seeds) and the bound φ(2H + 2) (dotted). Both "
-               "models should stay above the bound; the official one should follow the CSV.", "fig-aot-stored-exp6")
+    return dict(zip(Hs, PAPER["exp6"], strict=True)), {H: float(phi(2 * H + 2, 10, 100)) for H in Hs}
 
 
-def stored_exp2(evs: dict, table: bool = True, figure: bool = True) -> None:
-    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20: figure and table."""
+def panel_exp6(ax, evs: dict) -> None:
+    """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2), stored sweep ``exp6``, on ``ax``."""
+    _panel(ax, evs["exp6"], "H", *_exp6_curves(), "heads H", "stored runs, official recipe: N = 10")
+
+
+def table_exp6(evs: dict) -> None:
+    """The curves of :func:`panel_exp6` as a table."""
+    _table(evs["exp6"], "H", *_exp6_curves())
+
+
+def _exp2_curves() -> tuple[dict, dict]:
+    """Fig. 1b's v2 CSV and the bound phi(20 d_h + 10) (N = 50, d = 10, H = 20), by d_h."""
     dhs = PAPER["exp2_dh"]
-    fig, _ = _figure_and_table(evs["exp2"], "dh", dict(zip(dhs, PAPER["exp2"], strict=True)),
-                               {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}, "head dimension d_h",
-                               "Exp. 2, stored run: N = 50, d = 10, H = 20", table=table)
-    _show(fig, figure, "Experiment 2 (Fig. 1b) at the paper's scale, stored sweep `exp2`: running accuracy against d_h "
-               "(seed mean and std) for the official model (solid) and the eq. (2) model (dotted), beside the v2 CSV "
-               "and the bound. Look at the shapes: the official curve bends up (convex) with the CSV, the eq. (2) "
-               "curve bends down.", "fig-aot-stored-exp2")
+    return dict(zip(dhs, PAPER["exp2"], strict=True)), {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs}
+
+
+def _exp3_curves() -> tuple[dict, dict]:
+    """Fig. 2a's v2 CSV and the bound phi(20 min(10, d) + d) (N = 50, d_h = 10, H = 20), by d."""
+    ds = PAPER["exp3_d"]
+    return dict(zip(ds, PAPER["exp3"], strict=True)), {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}
+
+
+def table_exp2(evs: dict) -> None:
+    """The curves of :func:`stored_exp23`'s left panel (Exp. 2 / Fig. 1b) as a table."""
+    _table(evs["exp2"], "dh", *_exp2_curves())
+
+
+def table_exp3(evs: dict) -> None:
+    """The curves of :func:`stored_exp23`'s right panel (Exp. 3 / Fig. 2a) as a table."""
+    _table(evs["exp3"], "d", *_exp3_curves())
 
 
 def stored_exp23(evs: dict) -> None:
-    """Exps. 2 (Fig. 1b, left) and 3 (Fig. 2a, right) at N = 50, stored sweeps ``exp2`` and ``exp3``: one figure, the
-    panels of :func:`stored_exp2` and :func:`stored_exp3` (their tables print apart)."""
+    """Exps. 2 (Fig. 1b, left) and 3 (Fig. 2a, right) at N = 50, stored sweeps ``exp2`` and ``exp3``: one figure
+    (the tables: :func:`table_exp2`, :func:`table_exp3`)."""
     e2, e3 = evs["exp2"], evs["exp3"]
     if not (e2.points or e3.points):
         return
-    dhs, ds = PAPER["exp2_dh"], PAPER["exp3_d"]
-    fig, ax = plots.subplots(1, 2, width=4.4, height=3.4)
-    _panel(ax[0], e2, "dh", dict(zip(dhs, PAPER["exp2"], strict=True)), {dh: float(phi(20 * dh + 10, 50, 2500)) for dh in dhs},
-           "head dimension d_h", "Exp. 2 (Fig. 1b): d = 10, H = 20")
-    _panel(ax[1], e3, "d", dict(zip(ds, PAPER["exp3"], strict=True)), {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds},
-           "embedding dimension d", "Exp. 3 (Fig. 2a): d_h = 10, H = 20")
+    fig, ax = plots.subplots(1, 2, width=4.4, height=2.7)
+    _panel(ax[0], e2, "dh", *_exp2_curves(), "head dimension d_h", "Exp. 2 (Fig. 1b): d = 10, H = 20")
+    _panel(ax[1], e3, "d", *_exp3_curves(), "embedding dimension d", "Exp. 3 (Fig. 2a): d_h = 10, H = 20")
     ax[1].axvline(10, color="#57606a", lw=0.6)
     ax[1].get_legend().remove()
     plots.show(fig, f"Experiments 2 (left: against d_h) and 3 (right: against d; the vertical line marks d = d_h = 10) at "
@@ -194,19 +199,6 @@ def stored_exp23(evs: dict) -> None:
                "running accuracy (seed mean and std) of the official model (solid) and the eq. (2) model (dotted), "
                "beside the v2 CSV and the bound. The official curves follow the CSV: convex in d_h, flat past d = d_h; "
                "the eq. (2) curves bend down in d_h and keep rising in d.", "fig-aot-stored-exp23")
-
-
-def stored_exp3(evs: dict, table: bool = True, figure: bool = True) -> None:
-    """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20: figure (d = d_h marked) and table."""
-    ds = PAPER["exp3_d"]
-    fig, ax = _figure_and_table(evs["exp3"], "d", dict(zip(ds, PAPER["exp3"], strict=True)),
-                                {d: float(phi(20 * min(10, d) + d, 50, 2500)) for d in ds}, "embedding dimension d",
-                                "Exp. 3, stored run: N = 50, d_h = 10, H = 20", table=table)
-    ax.axvline(10, color="#57606a", lw=0.6)
-    _show(fig, figure, "Experiment 3 (Fig. 2a) at the paper's scale, stored sweep `exp3`: running accuracy against d "
-               "(seed mean and std) for both models, the v2 CSV and the bound; the vertical line marks d = d_h = 10. "
-               "The official model flattens past it, as the CSV does; the eq. (2) model keeps rising to 1.",
-               "fig-aot-stored-exp3")
 
 
 def stored_exp1(evs: dict) -> None:
@@ -226,7 +218,7 @@ def stored_v1(evs: dict) -> None:
     if not ev.complete:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
-    fig, ax = plots.subplots(1, 1, width=5.6, height=3.8)
+    fig, ax = plots.subplots(1, 1, width=5.6, height=3.0)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(sorted(v1t)):
         col = cmap(i / (len(v1t) - 1))
@@ -240,41 +232,51 @@ def stored_v1(evs: dict) -> None:
                "v1's text described how its figure was made, the two would coincide.", "fig-aot-stored-v1")
 
 
-def stored_b1_fig6(evs: dict, table: bool = True, figure: bool = True) -> None:
-    """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11) against the v2 CSV: figure and table, when stored."""
-    ev, dhs = evs["b1-fig6"], PAPER["b1_exp2_dh"]
-    if not ev.complete:
-        return
-    fig, ax = _figure_and_table(ev, "dh", dict(zip(dhs, PAPER["b1_exp2"], strict=True)),
-                                {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}, "head dimension d_h",
-                                "App. B.1 / Fig. 6, stored run: N = 200, d = 50, H = 11", models=("official",),
-                                table=table)
-    ax.set_ylim(0, 0.7)
-    _show(fig, figure, "App. B.1's Fig. 6 (Exp. 2 at N = 200, d = 50, H = 11), stored sweep `b1-fig6`, official model, "
-               "one seed: running accuracy against d_h beside the v2 CSV and the bound. v2 calls this curve linear; "
-               "compare its bend with Fig. 1b's.", "fig-aot-stored-b1-fig6")
+def _b1_fig6_curves() -> tuple[dict, dict]:
+    """App. B.1 / Fig. 6's v2 CSV and the bound phi(11 d_h + 50) (N = 200, d = 50, H = 11), by d_h."""
+    dhs = PAPER["b1_exp2_dh"]
+    return dict(zip(dhs, PAPER["b1_exp2"], strict=True)), {dh: float(phi(11 * dh + 50, 200, 40000)) for dh in dhs}
 
 
-def stored_b1_fig5(evs: dict, table: bool = True, figure: bool = True) -> None:
-    """App. B.1 / Fig. 5 (N = 200, d = d_h = 40, 50, 60) against the v2 CSV: figure and table, when stored."""
+def table_b1_fig6(evs: dict) -> None:
+    """The curves of :func:`stored_b1_fig56`'s right panel (App. B.1 / Fig. 6) as a table, when stored."""
+    if evs["b1-fig6"].complete:
+        _table(evs["b1-fig6"], "dh", *_b1_fig6_curves(), models=("official",))
+
+
+def table_b1_fig5(evs: dict) -> None:
+    """The curves of :func:`stored_b1_fig56`'s left panel (App. B.1 / Fig. 5) as a table, when stored."""
     ev, Hs, csv = evs["b1-fig5"], PAPER["b1_exp1_H"], PAPER["b1_exp1"]
     if not ev.complete:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
-    fig, ax = plots.subplots(1, 1, width=5.0, height=3.4)
+    print("H        " + " ".join(f"{H:6d}" for H in Hs))
+    for d in sorted(csv):
+        print(f"d = {d}   " + " ".join(f"{m[(d, H)][0]:6.3f}" for H in Hs) + "\n  (CSV)  " + " ".join(f"{a:6.3f}" for a in csv[d]))
+
+
+def stored_b1_fig56(evs: dict) -> None:
+    """App. B.1's Figs. 5 (left, Exp. 1: N = 200, d = d_h = 40, 50, 60) and 6 (right, Exp. 2: d = 50, H = 11) in one
+    figure, when both are stored (the tables: :func:`table_b1_fig5`, :func:`table_b1_fig6`)."""
+    e5, e6 = evs["b1-fig5"], evs["b1-fig6"]
+    if not (e5.complete and e6.complete):
+        return
+    Hs, csv, m = PAPER["b1_exp1_H"], PAPER["b1_exp1"], mean_over_reps(e5.points, "running_acc", ["d", "H"])
+    fig, ax = plots.subplots(1, 2, width=4.4, height=2.7)
     for i, d in enumerate(sorted(csv)):
         ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=plots.COLORS[i], marker="o", label=f"stored run, d = d_h = {d}")
         ax[0].plot(Hs, csv[d], color=plots.COLORS[i], ls="--", lw=0.8, label=f"v2 CSV, d = {d}")
     ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
-    ax[0].set_title("App. B.1 / Fig. 5, stored run: N = 200", fontsize=9)
+    ax[0].set_title("App. B.1 / Fig. 5: N = 200", fontsize=9)
     ax[0].legend(fontsize=8)
-    for d in sorted(csv) if table else ():
-        if d == min(csv):
-            print("H        " + " ".join(f"{H:6d}" for H in Hs))
-        print(f"d = {d}   " + " ".join(f"{m[(d, H)][0]:6.3f}" for H in Hs) + "\n  (CSV)  " + " ".join(f"{a:6.3f}" for a in csv[d]))
-    _show(fig, figure, "App. B.1's Fig. 5 (Exp. 1 at N = 200, d = d_h = 40, 50, 60), stored sweep `b1-fig5`, official "
-               "model, one seed: running accuracy against H (solid) over the v2 CSV (dashed). v2 calls the growth "
-               "linear in H.", "fig-aot-stored-b1-fig5")
+    _panel(ax[1], e6, "dh", *_b1_fig6_curves(), "head dimension d_h", "App. B.1 / Fig. 6: N = 200, d = 50, H = 11",
+           models=("official",))
+    ax[1].set_ylim(0, 0.7)
+    plots.show(fig, "App. B.1 at N = 200, official model, one seed. Left: Fig. 5 (Exp. 1, d = d_h = 40, 50, 60), stored "
+               "sweep `b1-fig5`, running accuracy against H (solid) over the v2 CSV (dashed); v2 calls the growth "
+               "linear in H. Right: Fig. 6 (Exp. 2, d = 50, H = 11), stored sweep `b1-fig6`, running accuracy against "
+               "d_h beside the v2 CSV and the bound; v2 calls this curve linear: compare its bend with Fig. 1b's.",
+               "fig-aot-stored-b1-fig56")
 
 
 def stored_b1_fig7(evs: dict, table: bool = True, figure: bool = True) -> None:
@@ -285,7 +287,7 @@ def stored_b1_fig7(evs: dict, table: bool = True, figure: bool = True) -> None:
     if not (ev5.complete and ev7.complete):
         return
     curves = {"stored runs (1 seed)": fig7_curves(ev5.points, ev7.points), "v2 CSVs (5 seeds)": fig7_csv()}
-    fig, axes = plots.subplots(1, 2, width=4.2, height=3.2)
+    fig, axes = plots.subplots(1, 2, width=4.2, height=2.5)
     for ax, (title, (a, m)) in zip(axes, curves.items(), strict=True):
         for i, d in enumerate(sorted(m)):
             Hs = sorted(m[d])
@@ -303,30 +305,26 @@ def stored_b1_fig7(evs: dict, table: bool = True, figure: bool = True) -> None:
                "solid above dashed at small H and the solid curves' flattening far below 1.", "fig-aot-stored-b1-fig7")
 
 
-def stored_exp5(evs: dict) -> None:
-    """Fig. 3 at N = 70: accuracy against the parameter count 4d^2 H + d(2N + 1), stored runs (solid) and v2 CSV (dashed)."""
-    ea, em, eq = evs["exp5-n70"], evs["exp5-n70-mlp"], evs["exp5-n70-eq2"]
-    if not (ea.points or em.points or eq.points):
-        return
-    t = PAPER["exp5"]
-    fig, ax = plots.subplots(1, 1, width=5.6, height=4.0)
+def panel_exp5(ax, evs: dict) -> None:
+    """Fig. 3 at N = 70 on ``ax``: accuracy against the parameter count 4d^2 H + d(2N + 1), the v2 CSV (dashed) and,
+    where stored (sweeps ``exp5-n70*``, one seed), our runs (solid): official AoT (o), eq. (2) AoT (x), MLP (^)."""
+    ea, em, eq, t = evs["exp5-n70"], evs["exp5-n70-mlp"], evs["exp5-n70-eq2"], PAPER["exp5"]
     par = lambda d, H: 4 * d * d * H + d * 141
     for i, d in enumerate(sorted(t)):
         c = plots.COLORS[i]
-        ax[0].plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["aot"], color=c, ls="--", lw=0.8)
-        ax[0].plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["mlp"], color=c, ls="--", lw=0.8, marker="^", mfc="none")
-        for e, mk, lab in ((ea, "o", "AoT"), (eq, "x", "AoT eq. (2)"), (em, "^", "MLP")):
+        ax.plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["aot"], color=c, ls="--", lw=0.8)
+        ax.plot([par(d, H) for H in PAPER["exp5_H"]], t[d]["mlp"], color=c, ls="--", lw=0.8, marker="^", mfc="none")
+        for e, mk in ((ea, "o"), (eq, "x"), (em, "^")):
             pts = sorted((p for p in e.points if p["d"] == d), key=lambda p: p.get("width", 0) + p["H"])
             if pts:
                 xs = [par(d, p["width"] // (2 * d) + 1 if p.get("mlp") else p["H"]) for p in pts]
-                ax[0].plot(xs, [p["running_acc"] for p in pts], color=c, marker=mk, label=f"{lab}, d = {d}")
-    ax[0].set(xlabel="parameters 4d^2 H + d(2N + 1)", ylabel="running accuracy", ylim=(0, 1.05))
-    ax[0].set_title("Exp. 5 at N = 70", fontsize=9)
-    ax[0].legend(fontsize=8, ncol=3, handlelength=1.2, columnspacing=0.8)
-    plots.show(fig, "Experiment 5 (Fig. 3) at N = 70, stored sweeps `exp5-n70*`, one seed: running accuracy against "
-               "the parameter count for the official AoT (o), the eq. (2) AoT (x) and the MLP Transformer (^), solid, "
-               "over the v2 CSV (dashed). v2 says the MLP memorizes more at equal parameters; v1 said the same.",
-               "fig-aot-stored-exp5")
+                ax.plot(xs, [p["running_acc"] for p in pts], color=c, marker=mk)
+    keys = [ax.plot([], [], color=plots.COLORS[i], label=f"d = {d}")[0] for i, d in enumerate(sorted(t))]
+    keys += [ax.plot([], [], color="k", ls="none", marker=mk, label=lab)[0]
+             for mk, lab in (("o", "AoT"), ("x", "AoT eq. (2)"), ("^", "MLP"))]
+    ax.set(xlabel="parameters 4d^2 H + d(2N + 1)", ylabel="running accuracy", ylim=(0, 1.05))
+    ax.set_title("stored runs (solid) over the v2 CSV (dashed), N = 70", fontsize=9)
+    ax.legend(handles=keys, fontsize=8, ncol=2, loc="lower right")
 
 
 def spot_check(spot: list[dict] | None) -> None:
@@ -334,7 +332,7 @@ def spot_check(spot: list[dict] | None) -> None:
     records ``spot``; nothing when it was not run): both metrics against H over the v2 CSV and the bound."""
     if spot is None:
         return
-    fig, axes = plots.subplots(1, 1, width=4.6, height=3.2)
+    fig, axes = plots.subplots(1, 1, width=4.6, height=2.5)
     xs = [r["H"] for r in spot]
     axes[0].plot(PAPER["exp1_H"], PAPER["exp1"][10], **dict(plots.PAPER, label="paper (v2 CSV, 5 seeds)"))
     axes[0].plot(xs, [r["running_acc"] for r in spot], **dict(plots.OURS, linestyle="none", label="ours, running accuracy"))
@@ -368,7 +366,7 @@ def plot_depth(ax, recs: list[dict], ds: Sequence[int], Hs: Sequence[int], L: in
 def lemma1_probe(norms: np.ndarray, lrs: Sequence[float]) -> None:
     """Lemma 1's probe: the centred-logit norm against the Adam step, the full-support task (solid) and the look-up
     table (dashed), one colour per learning rate (``norms``: [2, len(lrs), steps])."""
-    fig, (ax,) = plots.subplots(1, 1, width=5.0, height=3.2)
+    fig, (ax,) = plots.subplots(1, 1, width=5.0, height=2.5)
     steps = np.arange(1, norms.shape[-1] + 1)
     for j, lr in enumerate(lrs):
         ax.loglog(steps, norms[0, j], color=plots.COLORS[j % 8], lw=1.2, label=f"full support, lr {lr:g}")
@@ -382,7 +380,7 @@ def lemma1_probe(norms: np.ndarray, lrs: Sequence[float]) -> None:
 
 def theorem3_rate(rows: list[dict], rate) -> None:
     """Theorem 3: the AoT's KL against eps log(1/eps) (``rate``) on log-log axes, with a line of slope 1."""
-    fig, (ax,) = plots.subplots(1, 1, width=4.2, height=3.2)
+    fig, (ax,) = plots.subplots(1, 1, width=4.2, height=2.5)
     x = np.array([rate(r["eps"]) for r in rows])
     y = np.array([r["kl_aot"] for r in rows])
     ax.loglog(x, y, **plots.OURS)

@@ -113,7 +113,7 @@ def b1_csv_finding(C: Claims) -> None:
 
 @prints_verdicts
 def b1_fig6(C: Claims, evs: dict) -> None:
-    """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11, d_h = 1, 5, ..., 50) against the v2 CSV: claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig6`).
+    """App. B.1 / Fig. 6 (N = 200, d = 50, H = 11, d_h = 1, 5, ..., 50) against the v2 CSV: claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig56`).
     The control of ``appB1-exp2-linear-paper-scale`` is our stored Fig. 1b (``evs['exp2']``) when it is stored, else Fig. 1b's
     v2 CSV."""
     b1_csv_finding(C)
@@ -149,7 +149,7 @@ def b1_fig6(C: Claims, evs: dict) -> None:
 @prints_verdicts
 def b1_fig5(C: Claims, evs: dict) -> None:
     """App. B.1 / Fig. 5 (N = 200, d = d_h = 40, 50, 60, H = 1, 3, ..., 11) against the v2 CSV: claims (the figure:
-    :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig5`)."""
+    :func:`~lib.chapters.aot_memorization.figures.stored_b1_fig56`)."""
     ev = evs["b1-fig5"]
     ids = ["appB1-exp1-linear-paper-scale", "appB1-exp1-vs-paper-paper-scale", "appB1-exp4-exponent-paper-scale", "appB1-exp4-quadratic-paper-scale"]
     if not_run(C, ids, ev, B1_PAPER, B1_TEXT, _b1_crit()):

@@ -82,7 +82,7 @@ def _claims23(C: Claims, ev, n: str, x: str) -> None:
 
 @prints_verdicts
 def stored(C: Claims, evs: dict) -> None:
-    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20, d_h = 1..10 (every stored seed, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp6`)."""
+    """Exp. 2 / Fig. 1b at N = 50, d = 10, H = 20, d_h = 1..10 (every stored seed, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp23`)."""
     ev, dhs = evs["exp2"], aot.PAPER["exp2_dh"]
     q = {v: [quadratic_fit(sorted(d), [d[k] for k in sorted(d)]) for d in S.by_seed(ev, v, "dh").values()] for v in S.MODELS}
     for v in S.MODELS:

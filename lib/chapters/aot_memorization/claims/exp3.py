@@ -18,7 +18,7 @@ from lib.core.robust import variant
 
 @prints_verdicts
 def stored(C: Claims, evs: dict) -> None:
-    """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20, d = 5..15 (every stored seed, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp6`)."""
+    """Exp. 3 / Fig. 2a at N = 50, d_h = 10, H = 20, d = 5..15 (every stored seed, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp23`)."""
     ev = evs["exp3"]
     at = {v: {r: (s[10], s[15]) for r, s in S.by_seed(ev, v, "d").items() if 10 in s and 15 in s} for v in S.MODELS}
     for v in S.MODELS:

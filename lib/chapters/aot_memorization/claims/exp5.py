@@ -74,7 +74,7 @@ def paper_gap5(ds=None, Hmin: int = 2) -> float:
 @prints_verdicts
 def stored(C: Claims, evs: dict) -> None:
     """Exp. 5 / Fig. 3 at N = 70 (1 seed: the official AoT, the MLP Transformer, the eq. (2) AoT) against the v2 CSV:
-    claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp5`)."""
+    claims (the figure: :func:`~lib.chapters.aot_memorization.figures.panel_exp5`)."""
     ea, em, eq = evs["exp5-n70"], evs["exp5-n70-mlp"], evs["exp5-n70-eq2"]
     gv2 = paper_gap5()
     ids = ["exp5-mlp-better-v2-paper-scale", "exp5-same-scaling-v1-paper-scale"]

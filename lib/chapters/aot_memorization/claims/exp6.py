@@ -112,7 +112,7 @@ def _exp6_crit(n_seeds: int) -> dict:
 
 @prints_verdicts
 def stored(C: Claims, evs: dict) -> None:
-    """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2, 6 seeds, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.stored_exp6`)."""
+    """Exp. 6 / Fig. 4 at the official recipe (N = 10, d = d_h = 2, 6 seeds, both models): claims (the figure: :func:`~lib.chapters.aot_memorization.figures.panel_exp6`)."""
     ev = evs["exp6"]
     rp = paper_ratio6()
     for v in S.MODELS:

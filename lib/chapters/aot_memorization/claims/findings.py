@@ -226,9 +226,10 @@ def short(C: Claims, evs: dict) -> str:
            if n in EV.EXTENDS and not e.complete]
     missing = [f"`{n}` ({stored.state(e)})" for n, e in evs.items() if not e.complete and n not in EV.EXTENDS]
     base = len([n for n in evs if n not in EV.EXTENDS])
-    out.append("**Stored runs.** " + (f"All {base} paper-scale sweeps are stored and judged above. " if not missing
-               else "Not stored (their claims are *not run*, with cost and command): " + "; ".join(missing) + ". ")
-               + ("More seeds toward the paper's are declared and not trained yet; the claims above use the stored "
-                  "seeds until each extension is complete: " + "; ".join(ext) + ". " if ext else "")
-               + "App. B.2 at the paper's scale is not trained (its claim is *not run*, with its measured cost).")
+    out.append(details((f"All {base} paper-scale sweeps are stored and judged above. " if not missing
+                        else "Not stored (their claims are *not run*, with cost and command): " + "; ".join(missing) + ". ")
+                       + ("More seeds toward the paper's are declared and not trained yet; the claims above use the "
+                          "stored seeds until each extension is complete: " + "; ".join(ext) + ". " if ext else "")
+                       + "App. B.2 at the paper's scale is not trained (its claim is *not run*, with its measured cost).",
+                       "Stored runs: which paper-scale sweeps are stored"))
     return "\n\n".join(out)
