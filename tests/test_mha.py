@@ -609,3 +609,27 @@ def test_fig2a_onset_line_needs_both_seeds():
     through_origin = cur(lambda H: 550.0 * H)
     assert not fs.onset_judge(through_origin)[0]                          # a line, but no onset
     assert fs.both({0: onset, 1: onset})[0] and not fs.both({0: onset, 1: convex})[0]
+
+
+def test_stored_labels_fold_the_readers_labels_and_keep_the_rest(monkeypatch):
+    """The stored runs' labels a reader prints first go into one <details>, shown before the first other line; a
+    STALE label and every other line stay in the printed text, in order."""
+    import io
+    import sys
+
+    import IPython.display
+    from lib.chapters.mha_memorization.claims.printout import StoredLabels
+    shown, out = [], io.StringIO()
+    monkeypatch.setattr(IPython.display, "display", lambda x: (shown.append(x.data), out.write("<FOLD>\n")))
+    monkeypatch.setattr(sys, "stdout", out)
+    with StoredLabels("runs", also=("judged on",)):
+        print("stored run of 2026-11-24, 2.17 CPU-hours; reproduce with `python -m lib evidence x fig2a`")
+        print("no stored run (no point stored yet); produce it with `x`")
+        print("judged on the mean of 2 seeds")
+        print("✓ experiment claim a: holds")
+        print("stored run of 2026-11-25 — STALE: the code changed; rerun")
+    assert sys.stdout is out
+    assert out.getvalue().splitlines() == ["<FOLD>", "✓ experiment claim a: holds",
+                                           "stored run of 2026-11-25 — STALE: the code changed; rerun"]
+    assert len(shown) == 1 and "<summary>runs</summary>" in shown[0]
+    assert "* stored run of 2026-11-24" in shown[0] and "* judged on" in shown[0] and "* no stored run" in shown[0]

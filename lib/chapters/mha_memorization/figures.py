@@ -45,7 +45,7 @@ def construction_figure(res: dict, rank_rows: list[tuple[int, int, int]], n: int
     Panel (a) spans the top row, (b) and (c) share the bottom row (8.5 in wide: no shrinking in the text column)."""
     import matplotlib.pyplot as plt
     con = res["con"]
-    fig, axd = plt.subplot_mosaic([["a", "a"], ["b", "c"]], figsize=(8.5, 6.0))
+    fig, axd = plt.subplot_mosaic([["a", "a"], ["b", "c"]], figsize=(8.5, 4.8))
     ax = [axd["a"], axd["b"], axd["c"]]
     M = theta.max(axis=2).T                                                   # [H, T]
     plots.heatmap(ax[0], M, cmap="magma", vmin=1 / n, vmax=1)
@@ -74,7 +74,7 @@ def construction_figure(res: dict, rank_rows: list[tuple[int, int, int]], n: int
 def spectra_figure(spectra: dict, bound: dict, ratio_rows: list[tuple[int, float, float]]):
     """(a) singular values of Z for random weights (one draw per d_h) with the bound H(n-1)+1 marked;
     (b) σ_{H(n-1)+1}/σ_1 against d_h and the weight scale: the rank is reached, the conditioning is not."""
-    fig, ax = plots.subplots(1, 2, width=4.25, height=3.4)
+    fig, ax = plots.subplots(1, 2, width=4.25, height=2.9)
     for i, (lab, s) in enumerate(spectra.items()):
         ax[0].semilogy(np.arange(1, len(s) + 1), np.maximum(s / s[0], 1e-18), ".-", ms=3, color=plots.COLORS[i % 8],
                        label=lab)
@@ -139,7 +139,7 @@ def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float =
     """Fig. 3: per run (row), (a) which heads are saturated for the first examples, (b) histogram of the
     number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each).
     ``titles``: one label per run (default ``H=...``)."""
-    fig, ax = plots.subplots(len(max_weights), 3, width=2.85, height=2.6)
+    fig, ax = plots.subplots(len(max_weights), 3, width=2.85, height=1.9)
     for r, (mx, H) in enumerate(zip(max_weights, Hs, strict=False)):
         sat = mx > thr
         plots.heatmap(ax[3 * r], sat[:first].T.astype(float), cmap="Greys", vmin=0, vmax=1, colorbar=False)
@@ -162,8 +162,8 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
                              ("4n", "n" in fig4 or gpu.get("n")), ("5a", fig5), ("5b", fig5)) if v]
     if not panels:
         return
-    cols = min(2, len(panels))
-    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=4.25, height=3.0)     # width and height per panel
+    cols = min(3, len(panels))
+    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.35)  # per panel; 8.5 in wide
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     for ax, k in zip(axes, panels, strict=False):
@@ -183,13 +183,14 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
             for j, (T, (xs, _, mem, _)) in enumerate((gpu.get(key) or {}).items()):
                 ax.plot(xs, mem, marker=".", color=plots.COLORS[j % len(plots.COLORS)], label=f"GPU, T = {T:,}")
             ax.set(xlabel="heads H (n = 32)" if k == "4" else "context size n (H = 20)", ylabel="memorized count",
-                   title="Fig. 4, per-example contexts")
+                   title=f"Fig. 4, per-example, vs {key}")
         else:
             key = "H" if k == "5a" else "n"
             ax.semilogy(*fig5[key], marker="o")
             ax.set(xlabel=key, ylabel="training MSE", title=f"Fig. 5({k[1]}), regression")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
+        ax.title.set_fontsize(11)
 
 
 def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int], total: int,
@@ -282,27 +283,29 @@ PAPER_T1 = {"Embedding": ("✗ (0.0)", "✗ (0.0)", "✓ (1.0)", "✓ (1.0)"),
             "Trained proxy ViT (layer 1)": ("✗ (0.0)", "✓ (0.998)", "✓ (1.0)", "–")}
 
 
-def table1(vit_rows: dict, P: dict) -> None:
-    """Table 1, ours beside the paper's (fractions from the official notebook)."""
+def table1(vit_rows: dict, P: dict, info: dict | None = None) -> None:
+    """Table 1, ours beside the paper's (fractions from the official notebook); ``info``: the proxy's accuracy."""
     mark = lambda f: "–" if f != f else ("✓" if f >= 0.99 else "✗") + f" ({f:.2f})"       # noqa: E731
-    rows = []
-    for (src, name), r in vit_rows.items():
-        rk = r["rank_d"]
-        rows.append([src, name, f"n={r['n']}, d={r['d']}", mark(r["GP"]), mark(r["A1"]), mark(r["A2"]), mark(r["A3"]),
-                     f"{rk.min()}–{rk.max()}" if rk.size else "–", " | ".join(PAPER_T1[name])])
-    html_table(["images", "representation", "sizes", "Gen. Pos.", "Asm. 1", "Asm. 2", "Asm. 3", "ranks at k=d",
-                "paper (GP | A1 | A2 | A3), ImageNet ViT-B/16; trained = pretrained"], rows,
-               f"Table 1, ours beside the paper's (fractions of {P['vit_trials']} random subsets; ✓ = ≥ 0.99). "
-               "Paper fractions from the official notebook; its ranks at k=d=768: 1 / ≈472 / ≈717 / ≈313.")
+    rows = [[src, name, mark(r["GP"]), mark(r["A1"]), mark(r["A2"]), mark(r["A3"]),
+             f"{r['rank_d'].min()}–{r['rank_d'].max()}" if r["rank_d"].size else "–", " | ".join(PAPER_T1[name])]
+            for (src, name), r in vit_rows.items()]
+    sizes = sorted({f"n = {r['n']}, d = {r['d']}" for r in vit_rows.values()})
+    proxy = (f" The trained proxy ViT reaches training accuracy {info['proxy_acc']:.2f} on the 1797 digits after "
+             f"{P['vit_train_epochs']} epochs." if info and "proxy_acc" in info else "")
+    html_table(["images", "representation", "Gen. Pos.", "Asm. 1", "Asm. 2", "Asm. 3", "ranks at k=d",
+                "paper (GP | A1 | A2 | A3)"], rows,
+               f"Table 1, ours ({'; '.join(sizes)}) beside the paper's (ImageNet ViT-B/16; its trained rows are the "
+               f"pretrained model). Fractions of {P['vit_trials']} random subsets; ✓ = ≥ 0.99. Paper fractions from "
+               "the official notebook; its ranks at k=d=768: 1 / ≈472 / ≈717 / ≈313." + proxy)
 
 
 GD_PANELS = {"heads": ("H", "heads H", "memorized fraction", "Fig. 2a: vs heads"),
              "context": ("n", "context size n", "memorized fraction", "Fig. 2b: vs context size"),
-             "dh": ("dh", "key/query dim d_h", "memorized fraction", "Fig. 2c: vs head dimension"),
-             "regression": ("H", "heads H", "training MSE", "Fig. 5a: regression vs heads"),
-             "regression_n": ("n", "context size n", "training MSE", "Fig. 5b: regression vs context size"),
-             "nonshared": ("H", "heads H", "memorized fraction", "Fig. 4: per-example contexts, vs heads"),
-             "nonshared_n": ("n", "context size n", "memorized fraction", "Fig. 4: per-example contexts, vs n")}
+             "dh": ("dh", "key/query dim d_h", "memorized fraction", "Fig. 2c: vs d_h"),
+             "regression": ("H", "heads H", "training MSE", "Fig. 5a: regression, vs H"),
+             "regression_n": ("n", "context size n", "training MSE", "Fig. 5b: regression, vs n"),
+             "nonshared": ("H", "heads H", "memorized fraction", "Fig. 4: per-example, vs H"),
+             "nonshared_n": ("n", "context size n", "memorized fraction", "Fig. 4: per-example, vs n")}
 
 
 def gd_figure(gd: dict, P: dict):
@@ -313,7 +316,8 @@ def gd_figure(gd: dict, P: dict):
     panels = [k for k in GD_PANELS if k in gd]
     if not panels:
         return None
-    fig, axs = plots.subplots((len(panels) + 1) // 2, min(2, len(panels)), width=4.25, height=3.2)
+    cols = min(3, len(panels))
+    fig, axs = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.3)     # 8.5 in wide
     for ax in axs[len(panels):]:
         ax.set_visible(False)
     for ax, k in zip(axs, panels, strict=False):
@@ -324,9 +328,10 @@ def gd_figure(gd: dict, P: dict):
             Hs = np.array(P["gd_heads"])
             T = (P["gd_T_heads"] if k == "heads" else P["gd_T_nonshared"])[0]
             ax.plot(Hs, np.minimum(1, (Hs * (P["gd_n"] - 1) + 1) / T), "k--", lw=0.8, label=f"H(n−1)+1 over T={T}")
-            ax.legend(fontsize=8)
+            ax.legend(fontsize=8, loc="center right")
         if k == "dh":
             ax.axvline(P["gd_n"], color="k", ls=":", lw=1)
+        ax.title.set_fontsize(10)
         if k == "heads":
             ax.text(0.02, 0.97, "paper: linear in H, R² ≥ 0.98", transform=ax.transAxes, ha="left", va="top", fontsize=8)
     return fig

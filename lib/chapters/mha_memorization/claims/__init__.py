@@ -15,11 +15,12 @@ it recorded, :meth:`lib.core.claims.Claims.lines`).
 :mod:`~.capacity`     eq. (16) on the paper's own layer trained near its bound, App. A's d_h speed;
 :mod:`~.fig3`         Appendix H / Fig. 3, at book scale and by the paper's protocol (stored);
 :mod:`~.fig3_converged`  whether App. H's training converged (learning curves of ``fig3``; the longer ``fig3-long``);
-:mod:`~.reconcile`    book scale beside the paper's scale, per figure, from the verdicts.
+:mod:`~.reconcile`    book scale beside the paper's scale, per figure, from the verdicts;
+:mod:`~.printout`     the stored runs' labels that the readers print, folded into one <details>.
 """
 from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2a_seeds, fig2bc, fig3,  # noqa: E402
-                                                  fig3_converged, fig45, fig245, gd, layer, paper_scale, props,
-                                                  reconcile, table1, theorem1)
+                                                  fig3_converged, fig45, fig245, gd, layer, paper_scale, printout,
+                                                  props, reconcile, table1, theorem1)
 
-__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "props",
+__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "printout", "props",
            "reconcile", "table1", "theorem1"]

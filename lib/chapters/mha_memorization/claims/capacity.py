@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from lib.chapters.mha_memorization.figures import capacity_figure as figure
+from lib.chapters.mha_memorization.figures import folded
 from lib.chapters.mha_memorization.train.capacity import (_censored_median, bound, capacity_scan, dh_speed,
                                                           effective_params, paired_ratio, witnessed)
 
@@ -20,10 +21,11 @@ def report(C, P: dict) -> dict:
     fig = figure(rows, H, n, d)
     fro, gdw = witnessed(rows, "frozen K/Q"), witnessed(rows, "trained K/Q")
     Ts = sorted(fro)
-    print(f"B = H(n−1)+1 = {B}; effective parameters H((n−1)d+n) = {Peff}; {seeds} draw(s) per T, {steps} Adam steps")
-    print("T:            " + " ".join(f"{T:4d}" for T in Ts))
-    print("frozen K/Q:   " + " ".join(f"{fro[T]:4d}" for T in Ts) + f"   (draws memorized, of {seeds})")
-    print("trained K/Q:  " + " ".join(f"{gdw[T]:4d}" for T in Ts))
+    folded("The scan: draws memorized per T, frozen and trained key/query weights", [
+        f"B = H(n−1)+1 = {B}; effective parameters H((n−1)d+n) = {Peff}; {seeds} draw(s) per T, {steps} Adam steps",
+        "T:            " + " ".join(f"{T:4d}" for T in Ts),
+        "frozen K/Q:   " + " ".join(f"{fro[T]:4d}" for T in Ts) + f"   (draws memorized, of {seeds})",
+        "trained K/Q:  " + " ".join(f"{gdw[T]:4d}" for T in Ts)])
     sc = Scale(ours=f"eqs. (1)-(6), d={d}, n={n}, H={H}, d_h=d, d_v=d_out=1, {steps} full-batch Adam steps, {seeds} draw(s)",
                paper="(no such experiment; App. H trains the official model at d=64: T=550 > H(n−1)+1=125)",
                enough=steps >= 1000, why=f"{steps} < 1000 steps do not train the layer to an exact fit")
@@ -90,18 +92,18 @@ def report(C, P: dict) -> dict:
     sp = dh_speed(H, n, d, T_dh, dhs, nd, steps)
     med = {k: _censored_median([r for r in sp if r["dh"] == k and r["init"] == 0], steps) for k in dhs}
     fit = {k: sum(r["memorized"] for r in sp if r["dh"] == k and r["init"] == 0) for k in dhs}
-    print(f"App. A, T = 2B = {T_dh}: median steps to memorize (no fit counts {2 * steps}) "
-          + ", ".join(f"d_h={k}: {med[k]:.0f} ({fit[k]}/{nd} fit)" for k in dhs))
+    app_a = [f"App. A, T = 2B = {T_dh}: median steps to memorize (no fit counts {2 * steps}) "
+             + ", ".join(f"d_h={k}: {med[k]:.0f} ({fit[k]}/{nd} fit)" for k in dhs)]
     big = [k for k in dhs if k > n]
     if n in dhs and big:
         ratio = {k: paired_ratio(sp, (k, 0), (n, 0), steps) for k in big}
         of_medians = {k: med[k] / max(med[n], 1.0) for k in big}
         noise = paired_ratio(sp, (n, 1), (n, 0), steps)
         faster = lambda r: bool(r <= 2 / 3)                                                 # noqa: E731
-        print("App. A, the two statistics (a run that never fits counts " + f"{2 * steps} steps): " + ", ".join(
-              f"d_h={k}: median of the per-draw ratios ×{ratio[k]:.2f} ({'≤' if faster(ratio[k]) else '>'} 2/3, the "
-              f"criterion), ratio of the medians {med[k]:.0f}/{med[n]:.0f} = ×{of_medians[k]:.2f} "
-              f"({'≤' if faster(of_medians[k]) else '>'} 2/3, not the criterion)" for k in big))
+        app_a.append("App. A, the two statistics (a run that never fits counts " + f"{2 * steps} steps): " + ", ".join(
+            f"d_h={k}: median of the per-draw ratios ×{ratio[k]:.2f} ({'≤' if faster(ratio[k]) else '>'} 2/3, the "
+            f"criterion), ratio of the medians {med[k]:.0f}/{med[n]:.0f} = ×{of_medians[k]:.2f} "
+            f"({'≤' if faster(of_medians[k]) else '>'} 2/3, not the criterion)" for k in big))
         C.check("appA-dh-speed", "App. A: d_h > n speeds up optimization (tested on eqs. (1)-(6), shared context)",
                 kind=EXPERIMENT, paper="'large d_h (beyond n) can generally improve optimization speed'",
                 ours=", ".join(f"d_h={k}: ×{ratio[k]:.2f} (median of per-draw ratios; the ratio of the median steps "
@@ -120,4 +122,5 @@ def report(C, P: dict) -> dict:
                           "the two medians (printed beside it, not judged) does not",
                 control=Control("seed noise: d_h = n from a second initial draw against the first, same criterion",
                                 faster(noise), f"×{noise:.2f}"))
+    folded("App. A: steps to memorize at each d_h, and the two statistics", app_a)
     return dict(rows=rows, speed=sp, fig=fig, B=B, top=top)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lib.chapters.mha_memorization.figures import say
+from lib.chapters.mha_memorization.figures import folded
 from lib.chapters.mha_memorization.model import vit as mha_vit
 from lib.chapters.mha_memorization.theory import layer as mha
 from lib.core import robust
@@ -37,9 +37,6 @@ def measure(P: dict, rng: np.random.Generator) -> dict:
         nv, dv = vit.n, P["vit_d"]
         ks = sorted({1, nv // 2, nv, (nv + dv) // 2, dv} | set(range(nv, dv + 1, max(1, (dv - nv) // 6))))
         curves[src] = (ks, mha_vit.kruskal_curve(reps["Random attention"][:, 0], ks, max(20, P["vit_trials"] // 2), rng))
-    if "proxy_acc" in vit_info:
-        print(f"trained proxy ViT: training accuracy on the 1797 digits after {P['vit_train_epochs']} epochs: "
-              f"{vit_info['proxy_acc']:.2f}")
     return dict(rows=vit_rows, curves=curves, info=vit_info, q=vit_q)
 
 
@@ -107,8 +104,9 @@ def table1(C: Claims, P: dict, rng: np.random.Generator, vt: dict) -> None:
               + robust.rejudge(gp_fail, {**gp_redraw, **gp_rtol})
               + robust.each(gp_fail, {s: {k: v for k, v in gp.items() if k.startswith(s + "/")} for s in srcs},
                             "image set"))
-    say("general position, fraction of full-rank d-subsets per row: " + "; ".join(f"{k}: {v:.2f}" for k, v in gp.items())
-        + "; re-drawn: " + "; ".join(", ".join(f"{v:.2f}" for v in g.values()) for g in gp_redraw.values()))
+    folded("General position: the fraction of full-rank d-subsets per row, and on three re-draws of the subsets",
+           ["; ".join(f"{k}: {v:.2f}" for k, v in gp.items()) + "; re-drawn: "
+            + "; ".join(", ".join(f"{v:.2f}" for v in g.values()) for g in gp_redraw.values())])
     C.check("t1-GP", "Table 1: general position (Kruskal rank d) fails after one attention layer or ViT block (random "
             "or trained proxy)", paper="✗ everywhere", ours=f"{sum(v < 0.99 for v in gp.values())}/{len(gp)} fail",
             ok=all(v < 0.99 for v in gp.values()),

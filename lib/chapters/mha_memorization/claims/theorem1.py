@@ -223,7 +223,7 @@ def tolerance_note(tol: dict, P: dict, d: int) -> None:
 def paper_size(C: Claims, P: dict, rng: np.random.Generator) -> None:
     """``thm1-paper-size``: the construction at the paper's d = 64, n = d_h = 32 (``con_big_*``), T = H(n−1)+1; control:
     one example more sharing the context. Random K/Q ranks are printed beside it."""
-    big, (Db, nbig) = [], (P["con_big_d"], P["con_big_n"])
+    big, lines, (Db, nbig) = [], [], (P["con_big_d"], P["con_big_n"])
     for H in P["con_big_H"]:
         T = H * (nbig - 1) + 1
         E, e = mha.uniform_data(T, nbig, Db, rng)
@@ -232,9 +232,10 @@ def paper_size(C: Claims, P: dict, rng: np.random.Generator) -> None:
         Zr = mha.features(E, e, *mha.random_heads(H, Db, nbig, 1.0, np.random.default_rng([P["seed"], 18, H])))
         big.append(dict(H=H, T=T, rank=res["rankZ"], ok=res["err"] <= 1e-8 * res["scale"], rank1=pc["rankZ"],
                         ok1=pc["err"] <= 1e-8, rank_rand=mha.num_rank(Zr)))
-        say(f"d={Db}, n=d_h={nbig}, H={H}: T={T}, rank Z = {res['rankZ']}, exact fit {big[-1]['ok']}; "
-            f"T+1 sharing the context: rank {pc['rankZ']}, exact fit {big[-1]['ok1']}; random K/Q (scale 1): rank "
-            f"{big[-1]['rank_rand']}")
+        lines.append(f"d={Db}, n=d_h={nbig}, H={H}: T={T}, rank Z = {res['rankZ']}, exact fit {big[-1]['ok']}; "
+                     f"T+1 sharing the context: rank {pc['rankZ']}, exact fit {big[-1]['ok1']}; random K/Q (scale 1): "
+                     f"rank {big[-1]['rank_rand']}")
+    folded("Each H: the construction, one example more, and random key/query weights", lines)
     if all(b["rank_rand"] == b["T"] for b in big):
         say("random key/query weights reach rank T at every H too: at these sizes this check cannot tell the "
             "construction from chance; it checks the count H(n−1)+1 (its control: one example more)")
