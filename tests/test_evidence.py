@@ -53,8 +53,8 @@ def test_stored_evidence_retrains(chapter, name):
     for f in tol:
         print(f"{chapter}/{name} {f}: largest |stored - re-trained| = "
               f"{max(abs(float(n) - float(o)) for _, g, o, n in diffs if g == f):.2e}")
-    probs = [f"point {p}: stored {f} = {o:.4f}, re-trained today {n:.4f} (tolerance {tol[f]}); if the code changed "
-             f"on purpose, rerun `{ev.command}`" for p, f, o, n in diffs if f in tol and abs(float(n) - float(o)) > tol[f]]
+    probs = [f"point {p}: stored {f} = {o:.4f}, re-trained today {n:.4f} (tolerance {t:.3g}); if the code changed "
+             f"on purpose, rerun `{ev.command}`" for p, f, o, n, t in MG.beyond_tolerance(chapter, name, diffs)]
     if EV.sweeps(chapter)[name]["verify"].get("exact"):          # an exact computation: every field but timing equal
         probs += [f"point {p}: stored {f} = {o!r}, recomputed today {n!r}" for p, f, o, n in diffs
                   if f not in MG.LABELS and not MG._equal(o, n)]
@@ -163,3 +163,21 @@ def test_the_evidence_role_is_a_module_or_a_package(tmp_path):
         (sub / f).write_text("SWEEPS = {}\n")
     assert [f.name for f in _modules(tmp_path / "b")] == ["lm.py", "ranks.py"]
     assert _modules(tmp_path) == []
+
+
+def test_tolerance_is_the_seed_spread_on_another_cpu_kind(monkeypatch):
+    """A full re-training is compared within the declared tolerance on the CPU kind the run was made on, and
+    within the spread of the stored seeds of that point on another kind (a diverging training is another draw)."""
+    _need("aot-memorization", "exp6")
+    man = EV.read_manifest("aot-memorization", "exp6")
+    ev = EV.load("aot-memorization", "exp6")
+    p = next(r for r in ev.points if r["H"] == 13 and r["variant"] == "official")
+    p = {k: p[k] for k in EV.sweeps("aot-memorization")["exp6"]["points"][0]}
+    row = [(p, "table_acc", 0.5, 0.5)]
+    declared = EV.sweeps("aot-memorization")["exp6"]["verify"]["fields"]["table_acc"]
+    monkeypatch.setattr(MG, "_same_kind", lambda m, kind: m == man)              # the stored run's kind
+    assert MG.tolerances("aot-memorization", "exp6", row) == [declared]
+    monkeypatch.setattr(MG, "_same_kind", lambda m, kind: False)                  # another kind, or not recorded
+    others = [r["table_acc"] for r in ev.points if r["H"] == 13 and r["variant"] == "official" and r["rep"] != p["rep"]]
+    assert MG.tolerances("aot-memorization", "exp6", row) == [max(declared, max(others) - min(others))]
+    assert max(others) - min(others) > declared                     # the case that made the rule: H = 13 diverges

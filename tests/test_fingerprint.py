@@ -165,7 +165,9 @@ def test_migrate_moves_a_refactor_and_refuses_a_numeric_change(tmp_path, monkeyp
     rec = new["migrations"][-1]
     assert new["fingerprint"] == EV.fingerprint(EV.sweeps("aot-memorization")["exp6"]) == rec["to"]
     assert rec["from"] == "0" * 12 and f"{key} (edited)" in rec["changed"]
-    assert any("bitwise equal" in c for c in rec["checks"]) and any("full unit" in c for c in rec["checks"]), rec
+    # bitwise on the CPU kind the run was made on; within the stated tolerance on another kind
+    assert any("bitwise equal" in c or "within rtol" in c for c in rec["checks"]), rec
+    assert any("full unit" in c for c in rec["checks"]), rec
     assert not EV.load("aot-memorization", "exp6", root).stale
     assert sorted(p.read_bytes() for p in EV.points_dir("aot-memorization", "exp6", root).glob("*.json")) == points
 
