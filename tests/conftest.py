@@ -26,3 +26,37 @@ def _close_figures():
     yield
     if "matplotlib.pyplot" in sys.modules:
         sys.modules["matplotlib.pyplot"].close("all")
+
+
+# ---- scheduling on the test workers (scripts/test.sh: --dist loadgroup --no-loadscope-reorder) ------------------
+# One group per file (a file's tests share module fixtures, and a notebook's cells run in order in one kernel),
+# except the smoke reruns, one group per chapter. Groups go to the workers longest first, so that the long notebook
+# regressions start at once and the short files fill the gaps (a longest-first schedule on two workers).
+SPLIT_FILES = ("test_smoke_verdicts.py",)
+# seconds on one thread, measured 2026-11-29 (a hint for the order only; a wrong hint costs time, never a failure)
+COST_HINTS = {"test_evidence_replay.py": 120, "test_site.py": 100, "test_smoke_verdicts.py": 60}
+
+
+def _notebook_seconds(path: str) -> float:
+    """The execution time papermill recorded in an executed chapter (its cells' durations), plus the kernel's start."""
+    import json
+    try:
+        cells = json.loads(open(path).read())["cells"]
+    except (OSError, ValueError, KeyError):
+        return 0.0
+    return 10.0 + sum(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0 for c in cells)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("dist", "no") != "loadgroup":
+        return
+    cost: dict[str, float] = {}
+    for item in items:
+        path = str(item.path)
+        name = item.path.name
+        group = item.nodeid if name in SPLIT_FILES else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+        if group not in cost:
+            cost[group] = _notebook_seconds(path) if name.endswith(".ipynb") else COST_HINTS.get(name, 1.0)
+    items.sort(key=lambda it: -cost[next(it.iter_markers("xdist_group")).args[0]])   # stable: order in a file kept
