@@ -34,7 +34,8 @@ def _close_figures():
 # regressions start at once and the short files fill the gaps (a longest-first schedule on two workers).
 SPLIT_FILES = ("test_smoke_verdicts.py",)
 # seconds on one thread, measured 2026-11-29 (a hint for the order only; a wrong hint costs time, never a failure)
-COST_HINTS = {"test_evidence_replay.py": 120, "test_site.py": 100, "test_smoke_verdicts.py": 60}
+COST_HINTS = {"test_evidence.py": 150, "test_site.py": 100, "test_smoke_verdicts.py": 70, "test_fingerprint.py": 75,
+              "test_evidence_replay.py": 75, "test_core_book.py": 50, "test_sweep.py": 40, "test_depthwidth.py": 30}
 
 
 def _notebook_seconds(path: str) -> float:
