@@ -9,7 +9,9 @@ import pytest
 from lib.book import evidence as EV
 from lib.chapters.depth_width.theory import bounds
 from lib.chapters.depth_width.theory import depthseries as ds
+from lib.chapters.depth_width.claims import generic
 from lib.chapters.depth_width.claims import series as dr
+from lib.chapters.depth_width.theory.closedform import sep_formula_fast as closed_form
 from lib.chapters.depth_width.theory.bounds import multiset
 from lib.core.claims import FAILS, FRAGILE, HOLDS, NOT_DISCRIMINATING, NOT_RUN, Claims
 from lib.engine import sweep
@@ -107,8 +109,12 @@ def test_report_claims_and_stale(stored, tmp_path, capsys):
     assert [t["width"] for t in stored[0]["width_table"]] == [17, 231, 6, 4537, 13, None, 48, 2639, 11]
     assert C.missing_variants() == []
     assert C.claims["ours-N4-generic"].verdict == HOLDS and "2640 → 3102" in C.claims["ours-N4-generic"].ours
-    w = C.claims["width-to-match"]          # Corollary 2's bounded factor also asks for a wider network
+    assert "width-to-match" not in C.claims          # judged at generic N by claims.generic (section 3)
+    generic.claims(C, stored[0], measure=False)
+    w = C.claims["width-to-match"]          # Corollary 2's polynomial factor also asks for a wider network
     assert w.verdict == NOT_DISCRIMINATING and w.control["passed"] is True and w.flips == []
+    assert "(d_x=3, L=3) → L=2 needs d_x=11" in w.variants[0]["value"]      # the N = 4 reading
+    assert "(d_x=3, L=3) → L=2 needs d_x=12" in w.variants[1]["value"]      # generic N, L = 2 closed form
     g = C.claims["series-growth"]            # re-judged at N = 6 (d_x = 3: 3.63 -> 3.78), it still holds
     assert g.verdict == HOLDS and "3.78" in g.variants[0]["value"] and not g.flips
     root = tmp_path / "evidence"
@@ -123,6 +129,44 @@ def test_report_claims_and_stale(stored, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "STALE" in out and "seprank:rank_modp (edited)" in out
     assert {c.verdict for c in C2.claims.values()} == {NOT_RUN} and "series-growth" in C2.claims
+    generic.claims(C2, dr.load(root)[0], measure=False)        # width-to-match stays not run, recorded once
+    assert C2.claims["width-to-match"].verdict == NOT_RUN
+
+
+# ---------------------------------------------------------------------------------------------
+# generic N (claims.generic): the width to match, Corollary 2 at every N, Theorem 4's gap at N = 4
+# ---------------------------------------------------------------------------------------------
+def test_l2_lower_is_the_closed_form_at_small_width():
+    """A draw at d_x = 3, L = 2 (N = 6) above the closed form's 49 stops there; below it the matrix is full rank."""
+    assert generic.l2_lower(3, 60)["rank"] == 49 == closed_form(3, 2)
+    assert generic.l2_lower(3, 30)["rank"] == 30
+
+
+def test_width_to_match_at_generic_n_with_a_measured_width(stored, monkeypatch):
+    """With the d_x = 12 draw (faked here at its full rank), (3, 3) needs 12 at generic N: 11 reaches at most 3015."""
+    monkeypatch.setattr(generic, "l2_lower", lambda w, K, N=6, seed=0: dict(d_x=w, L=2, N=N, K=K, rank=K, cpu_s=0.0))
+    C = Claims("depth-width")
+    out = generic.claims(C, stored[0], measure=True)
+    assert [m["d_x"] for m in out["measured"]] == [12]                    # 4538's width 13 is not drawn (cost)
+    w = C.claims["width-to-match"]
+    assert "(d_x=3, L=3) → L=2 needs d_x=12" in w.ours and "d_x=11 reaches at most 3015 < 3102" in w.ours
+    assert w.verdict == NOT_DISCRIMINATING and "needs d_x=15" in w.control["value"]
+    rows = generic.width_rows(generic.deep_ranks(stored[0]), {6: 385, 12: 3110})
+    assert [(t["d_deep"], t["L_deep"], t["width"]) for t in rows] == [(2, 3, 6), (3, 3, 12), (2, 4, None)]
+
+
+def test_cor2_generic_and_thm4_n4_with_their_controls():
+    C = Claims("depth-width")
+    generic.thm4_n4(C)
+    t = C.claims["thm4-gap-N4"]
+    assert t.verdict == HOLDS and t.control["passed"] is False
+    assert generic.even_count(3, 3, 2) == sum(multiset(6, 2 * j) for j in range(14))
+    assert [generic.cor2_sufficient(4, L) for L in (4, 8, 16)] == [218, 52, 26]
+    assert generic._bounded(4, (4, 6, 8, 10, 12, 16))[0] and not generic._edge()[0]
+    # sufficiency is certified: the shallower N = 2 rank exceeds the deep closed form, one width less does not
+    from math import comb
+    w = generic.cor2_sufficient(3, 4)                       # depth 4 against depth 2: C(2) = 4
+    assert comb(w + 4, 4) > closed_form(3, 4) >= comb(w + 3, 4)
 
 
 # ---------------------------------------------------------------------------------------------

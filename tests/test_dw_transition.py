@@ -98,3 +98,34 @@ def test_stored_transition_claims_and_their_variants():
     assert we.verdict == HOLDS and "3.1e+04" in we.ours and "6.6e+04" in we.ours
     g = out.extra["overfit"]
     assert 0.2 < min(g["gap"].values()) and max(g["gap"].values()) < 0.3 and 13 < g["tpp"][0]
+
+
+def _pt(L: int, size: float, seed: int, loss: float) -> dict:
+    return dict(L=L, size=size, seed=seed, budget="steps", test_loss=loss, d=int(math.sqrt(size / (12 * L))))
+
+
+def test_best_depth_per_size_and_its_judge():
+    """Fig. 3(c)'s reading: the depth with the lowest seed-mean loss per size; a deeper best somewhere fails the judge."""
+    from lib.chapters.depth_width.claims import bestdepth as B
+    pts = [_pt(L, s, sd, 4.0 + 0.1 * L * (1 if s < 1e4 else -1) + 0.01 * sd) for s in (1e3, 1e5) for L in (1, 2)
+           for sd in (0, 1, 2)]
+    assert B.best_depth(pts) == [(1e3, 1), (1e5, 2)]
+    assert B._shallowest(B.best_depth(pts), [1, 2])[0] is False
+    assert B._shallowest(B.best_depth([p for p in pts if p["size"] == 1e3]), [1, 2])[0] is True
+
+
+def test_stored_best_depth_figure_and_transition_cost():
+    """On the stored sweep: one colour (the shallowest depth best everywhere) and a cost line with its numbers."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from lib.chapters.depth_width.claims import bestdepth as B
+    from lib.chapters.depth_width.claims.procedure import load
+    from lib.core.claims import HOLDS, Claims
+    ev, _ = load()
+    C = Claims("depth-width")
+    out = B.claim(C, ev)
+    c = C.claims["lm-cpu-best-depth"]
+    assert c.verdict == HOLDS and c.control["passed"] is False and "One colour" in out["caption"]
+    B.fig3c(ev.points)
+    line = B.transition_cost(ev.points)
+    assert "CPU-hours" in line and "training tokens" in line and "N = 6.4e+05" in line

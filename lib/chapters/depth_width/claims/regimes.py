@@ -136,7 +136,8 @@ def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40,
             "matrix of one vector they span exactly the ((d_x, 2C)) power vectors, for two or more vectors more (from "
             "C = 2, i.e. every L ≥ 2, on). The "
             "whole Gram matrix has two vectors already at N = 2 (S = x¹x¹ᵀ + x²x²ᵀ), so the grouping undercounts at "
-            "every N; N = 2 is rescued by a separate per-side count (each side is one vector), N ≥ 4 is not",
+            "every N; N = 2 is rescued by a separate per-side count (each side is one vector), N = 4 by a count over the "
+            "Q side's two vectors (thm4-gap-N4), N ≥ 6 by neither",
             kind=FINDING, paper="((d_x, 2C)) functions χ_n",
             ours="; ".join(f"d_x={d}, C={c}, {n} vectors: {dim} vs {pv}" for d, c, n, dim, pv in two),
             ok=bool(one and two) and all(dim == pv for *_, dim, pv in one) and all(dim > pv for *_, dim, pv in two),
@@ -150,10 +151,10 @@ def thm4_claims(C: Claims, g4: list[tuple], widths=range(2, 9), L_far: int = 40,
         slope = B.log3_sep_n2(D, L_far + 1) - B.log3_sep_n2(D, L_far)     # log3 binom(D + C, C) per layer
         rows.append((d, D, slope, 2 * d + 1))
     first = next((d for d, D, s, t in rows if s > t + 0.5), None)
-    C.check("thm4-gap-consequence", "Consequence of the gap: for N ≥ 4 the proved replacement bound binom(D + C, C), "
+    C.check("thm4-gap-consequence", "Consequence of the gap: for N ≥ 6 the proved replacement bound binom(D + C, C), "
             "D = d_x(d_x+1)/2, grows by ≈ D per layer in log3 (exponent ≈ d_x(d_x+1)L/2), Theorem 2's upper bound by "
             "2d_x + 1; from d_x = 4 on the replacement is weaker, so Theorem 2's upper bound (the depth-inefficiency "
-            "side) and Corollary 2 are unproven for N ≥ 4 there", kind=FINDING,
+            "side) is unproven for N ≥ 6 there (Corollary 2 at ratio 2 is certified by cor2-generic instead)", kind=FINDING,
             paper="log3 sep ≤ 2 d_x L + L + c2 for every N",
             ours=f"per-layer slope at L = {L_far}: " + ", ".join(f"d_x={d}: {s:.2f} vs {t}" for d, D, s, t in rows),
             ok=first == 4, criterion="the replacement's slope exceeds 2 d_x + 1 first at d_x = 4",

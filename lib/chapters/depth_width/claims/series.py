@@ -59,8 +59,8 @@ def increments(series: list[dict]) -> list[dict]:
 def section2b(C, root: Path | None = None) -> dict:
     """Show the stored sweeps (no recomputation) and record their claims in the chapter's ledger ``C``
     (lib.core.claims.Claims): Lemma 6 on the network (THEOREM, control: unnormalised rows), Theorem 3 on
-    the depth series (THEOREM, control: the shallower depth's bound), the width table and the per-layer
-    growth (FINDING); all not run when a sweep is not stored complete and current. Their verdict lines are printed
+    the depth series (THEOREM, control: the shallower depth's bound) and the per-layer growth (FINDING; the width
+    to match is judged at generic N by :func:`~.generic.claims`); all not run when a sweep is not stored complete and current. Their verdict lines are printed
     by :func:`readback`, under the section's summary. Returns the stored points (:func:`load`)."""
     from lib.chapters.depth_width.figures import series_tables
     pts, evs = load(root)
@@ -160,24 +160,6 @@ def _growth(inc: list[dict], before_last: bool = False) -> tuple[bool, str]:
             "; ".join(f"d_x={d}: {o['inc']:.2f} (L={o['L']}→{o['L'] + 1}), D={o['D']}" for d, o in pick.items()))
 
 
-def _wider(rows: list[dict]) -> tuple[bool, str]:
-    """Judge of width-to-match: every certified minimal width of the shallower network exceeds the deeper width."""
-    return (bool(rows) and all(t["width"] > t["d_deep"] for t in rows),
-            "; ".join(f"(d_x={t['d_deep']}, L={t['L_deep']}) → L={t['L']} needs d_x={t['width']}" for t in rows))
-
-
-def _n2_widths(pairs: list[tuple[int, int]]) -> list[dict]:
-    """The same question on the N = 2 closed form binom(d_x + C(L), C(L)) (Theorem 2's regime here, where
-    Corollary 2 bounds the width factor by a constant): the smallest depth-(L − 1) width reaching the rank."""
-    from lib.chapters.depth_width.theory.bounds import C as C_, multiset
-    out = []
-    for d, L in pairs:
-        target = multiset(d + 1, C_(L))
-        w = next(w for w in range(1, 10 ** 6) if multiset(w + 1, C_(L - 1)) >= target)
-        out.append(dict(d_deep=d, L_deep=L, L=L - 1, width=w, target=target))
-    return out
-
-
 def _claims_series(C, pts: dict) -> None:
     from lib.core.claims import FINDING, THEOREM, Variant
     ser = pts["series"] + pts["width_points"]
@@ -201,25 +183,10 @@ def _claims_series(C, pts: dict) -> None:
     ok_g, val_g = generic()
     C.check("ours-N4-generic", "Ours: N = 4 is not the generic number of positions at L = 3: the exact rank grows from "
             "N = 4 to N = 6 at L = 3 (at d_x = 3; d_x = 2 is unchanged), while at L = 2 N = 4 and N = 6 agree; the depth "
-            "series and the width to match below rest on N = 4 and are re-judged at N = 6",
+            "series rests on N = 4 and is re-judged at N = 6, the width to match at generic N (section 3)",
             kind=FINDING, paper="bounds independent of N", ours=val_g + f" ({len(grows)} grow, {len(same)} equal)",
             ok=ok_g, criterion="some L = 3 rank larger at N = 6, every L = 2 rank equal",
             variants=[Variant("grows by more than 10% (not a marginal change)", *generic(1.10))])
-    rows = [t for t in pts["width_table"] if t["width"] is not None and t["source"] == "measured"]
-    ok_w, val_w = _wider(rows)
-    ser6 = [dict(q, rank=n6.get((q["d_x"], q["L"]), q["rank"])) for q in pts["series"] if (q["d_x"], q["L"]) in n6]
-    rows6 = [t for t in width_table(ser6, pts["width_points"] + pts["series_n6"]) if t["width"] is not None and t["L"] >= 2]
-    form = [t for t in pts["width_table"] if t["width"] is not None]
-    ctl = _n2_widths(sorted({(t["d_deep"], t["L_deep"]) for t in rows}))
-    C.check("width-to-match", "Corollary 1's content at N = 4, measured: a shallower network must be wider "
-            "than the deeper one to reach its exact separation rank",
-            kind=FINDING, paper="width ∝ exp(exp(depth ratio)) (schematic)", ok=ok_w, ours=val_w,
-            criterion="measured minimal width > deeper width",
-            control=("Corollary 2's regime: the N = 2 closed form (Theorem 2's regime at these widths, where the "
-                     "shallower network needs only a bounded width factor) asks for a wider network too", *_wider(ctl)),
-            variants=[Variant("N = 6 ranks of the deeper networks (L = 2 ranks: N-independent, measured at N = 6 up to "
-                              "d_x = 3; wider by the L = 2 closed form)", *_wider(rows6)),
-                      Variant("every row of the width table, formula-sourced ones included", *_wider(form))])
     inc = increments(pts["series"])
     ok_s, val_s = _growth(inc)
     C.check("series-growth", "Per-layer growth of log3 sep at N = 4 in Theorem 2's regime (L > log3 d_x), set against "
