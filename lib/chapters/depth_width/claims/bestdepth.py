@@ -39,7 +39,7 @@ def fig3c(points: list[dict]):
     seeds = sorted({p["seed"] for p in points})
     colour = {L: plt.get_cmap("tab10")(i) for i, L in enumerate(depths)}
     rows = [("mean", best_depth(points))] + [(f"seed {s}", best_depth(points, (s,))) for s in seeds]
-    fig, ax = plt.subplots(1, 1, figsize=(6.2, 0.45 * len(rows) + 1.1))
+    fig, ax = plt.subplots(1, 1, figsize=(6.2, 0.3 * len(rows) + 0.9))
     for i, (_, r) in enumerate(rows):
         sz = [s for s, _ in r]
         edges = [sz[0] / math.sqrt(sz[1] / sz[0])] + [math.sqrt(a * b) for a, b in zip(sz, sz[1:], strict=False)] \

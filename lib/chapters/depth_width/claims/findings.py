@@ -43,10 +43,9 @@ def findings(C, P: dict, *, thm1_cases: list[dict], s2b: dict, slopes: list[tupl
         + ", ".join(f"{o['inc']:.2f} at $d_x={d}$" for d, o in sorted(last.items()))
         + ") exceeds $d_x$ (the $N=2$ slope) but stays below $D=d_x(d_x+1)/2$ and far below Theorem 2's $2d_x+1$"
         + (f" (at $N=6$, as $N=4$ is not generic at $L=3$: {inc6[3]['inc']:.2f} at $d_x=3$)" if 3 in inc6 else "")
-        + f". At generic $N$ a depth-2 network must be wider to match ({ours('width-to-match')}), but these deeper "
-        "networks are in Theorem 2's regime, where Corollary 2's polynomial factor predicts the same, so this cannot show "
-        "Corollary 1's exponential; Corollary 2 itself holds at every $N$ at depth ratio 2 (`cor2-generic`: "
-        + ours("cor2-generic") + ").",
+        + f". At generic $N$ a depth-2 network must be wider to match ({ours('width-to-match')}), but Corollary 2's "
+        "polynomial factor predicts that too (Theorem 2's regime), so this cannot show Corollary 1's exponential; "
+        "Corollary 2 itself holds at every $N$ at depth ratio 2 (`cor2-generic`).",
         "**A closed form for the separation rank** (ours, section 2c): for $H=1$, "
         "$\\sum_j\\min(d_x h(C-j), h(j))$ bounds the rank from above at every $N$ (the argument is checked step by step) "
         f"and equals every generic exact rank the page holds ({ours('closed-form-verified')}). At $d_x=4$, $L=3$ "
@@ -55,8 +54,8 @@ def findings(C, P: dict, *, thm1_cases: list[dict], s2b: dict, slopes: list[tupl
            else "its prediction is not yet measured (the stored run is not complete)")
         + ". Were it attained beyond the measured points (a conjecture), it would exceed Theorem 4's bound and Theorem 2's "
         "upper bound at the first depths $(d_x, L)$ listed in `closed-form-crossings`.",
-        f"**Theorem 4's proof has a gap at every $N$**, rescued at $N=2$ and at $N=4$ by counts of our own (section 7; "
-        f"`thm4-gap-N4`: {ours('thm4-gap-N4')}): {ours('thm4-proof-step')}. "
+        f"**Theorem 4's proof has a gap at every $N$**, rescued at $N=2$ and $N=4$ by counts of our own (section 7, "
+        f"`thm4-gap-N4`): {ours('thm4-proof-step')}. "
         f"The bound we can prove instead grows faster per layer than Theorem 2's $2d_x+1$ from $d_x={first_weak}$ on, so "
         f"for $N\\ge6$ and $d_x\\ge{first_weak}$ **Theorem 2's upper bound is unproven**. No measured "
         f"rank contradicts it.",
@@ -76,8 +75,8 @@ def findings(C, P: dict, *, thm1_cases: list[dict], s2b: dict, slopes: list[tupl
         + (", and a trained transition at the paper's depths would cost ≈ "
            f"{cost['cpu_hours']:,.0f} CPU-hours. " if "cpu_hours" in cost else ". ")
         + "At CPU scale (section 6b, three seeds) no transition is found, as eq. 10 extrapolated predicts (not "
-        "discriminating), the depth with the lowest loss is the same at every size (Fig. 3(c)'s analogue: "
-        + ours("lm-cpu-best-depth") + "), and the theory's threshold read literally, $d_x>3^L$, is refuted: "
+        "discriminating), the shallowest depth has the lowest loss at every size (`lm-cpu-best-depth`), and the "
+        "theory's threshold read literally, $d_x>3^L$, is refuted: "
         + ours("lm-cpu-threshold-3L") + ".",
     ]
     display(Markdown("\n".join(f"{i}. {t}" for i, t in enumerate(F, 1))))

@@ -194,13 +194,13 @@ def claims(C, pts: dict, measure: bool = True, seed: int = 0) -> dict:
                        *_bounded(d0, Ls, cor2_necessary))])
     rows = out.get("rows", [])
     if rows:
-        display(Markdown("**Width to match at generic $N$.** " + "; ".join(
+        display(Markdown("<details><summary>Width to match at generic N: the certificates</summary>\n\n" + "; ".join(
             f"$(d_x,L)=({t['d_deep']},{t['L_deep']})$, rank {t['target']:,}: depth 2 needs $d_x={t['width']}$ "
             f"($d_x={t['width'] - 1}$ reaches at most {t['short']:,}; at $d_x={t['width']}$ "
             + (f"a measured rank of {t['at']:,}" if t["source"] == "measured" else "the closed form gives")
             + ")" for t in rows if t["width"] is not None) + "." + "".join(
             f" The $d_x={m['d_x']}$ draw: a ${m['K']:,}\\times{m['K']:,}$ matrix of full rank at $N={m['N']}$, "
-            f"{m['cpu_s']:.0f} CPU-s." for m in out.get("measured", []))))
+            f"{m['cpu_s']:.0f} CPU-s." for m in out.get("measured", [])) + "\n\n</details>"))
     C.lines()
     return out
 
