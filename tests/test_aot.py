@@ -697,28 +697,51 @@ def test_v1_short_run_judged_like_v1_protocol_with_the_full_run_as_control():
 
 def test_depth_linear_tells_a_line_from_sqrt_h():
     """Fig. 8's shape: Exp. 1's line-vs-rival test holds on a line in H (control sqrt(H) fails) and fails on a sqrt(H)
-    curve; the v2 depth CSVs go through the same test."""
+    curve, where the one-layer model of the same grid passes it; where the one-layer model fails it, the scale cannot
+    judge depth (not run, saying why). The v2 depth CSVs go through the same test."""
     from lib.core import claims
     Rd = AT.Recipe(batch=128, batches_per_epoch=64, epochs=16, lr=0.01, lr_end=0.0005)
     P = dict(train_N=20, reps=2, depth_L=3)
     Hs = CD.line_heads([1, 3])
     assert len(Hs) >= 4
-    def judged(f, one_layer_line: bool = True):
-        recs = [dict(d=6, H=H, L=3, rep=r, running_acc=f(H) + 0.002 * (-1) ** r, table_acc=f(H)) for H in Hs for r in (0, 1)]
+    line, root = (lambda H: 0.2 + 0.08 * H), (lambda H: 0.1 + 0.3 * math.sqrt(H))
+
+    def judged(deep, one):
+        recs = [dict(d=6, H=H, L=L, rep=r, running_acc=f(H) + 0.002 * (-1) ** r, table_acc=f(H))
+                for L, f in ((3, deep), (1, one)) for H in Hs for r in (0, 1)]
         C = claims.Claims("aot-memorization", "test")
-        C.check("exp1-linear", "the one-layer line at this preset", paper="linear", ours="-", ok=one_layer_line,
-                kind=claims.EXPERIMENT)
         CD.shape(C, P, recs, Hs, 6, Rd)
         return C
-    for f, want in ((lambda H: 0.2 + 0.08 * H, claims.HOLDS), (lambda H: 0.1 + 0.3 * math.sqrt(H), claims.FAILS)):
-        C = judged(f)
+    for f, want in ((line, claims.HOLDS), (root, claims.FAILS)):
+        C = judged(f, line)
         assert C.claims["appB2-depth-linear"].verdict == want
         if want == claims.HOLDS:
             assert C.claims["appB2-depth-linear"].control["passed"] is False
     assert "appB2-depth-linear-csv" in C.claims
-    # where the one-layer model fails the same test, the scale cannot judge depth: not run, saying why
-    c = judged(lambda H: 0.1 + 0.3 * math.sqrt(H), one_layer_line=False).claims["appB2-depth-linear"]
+    c = judged(root, root).claims["appB2-depth-linear"]
     assert c.verdict == claims.NOT_RUN and "one-layer model" in c.criterion, c
+
+
+def test_depth_convex_tells_a_parabola_from_a_line_and_judges_the_csv_alike():
+    """Fig. 9's shape: Exp. 2's convexity test holds on a parabola in d_h and fails on a line and on a concave curve;
+    the control (the one-layer model) runs the same test; the v2 depth CSV is convex by it and Fig. 8's CSV, the
+    control, is not."""
+    from lib.core import claims
+    Rd = AT.Recipe(batch=128, batches_per_epoch=64, epochs=16, lr=0.01, lr_end=0.0005)
+    P = dict(train_N=20, reps=2, depth_L=3, exp2_d=8, exp2_dh=[2, 4, 6, 8])
+    assert CD.convex([1, 2, 3, 4], [1, 4, 9, 16])[0] and not CD.convex([1, 2, 3, 4], [1, 3, 4, 4.5])[0]
+    assert not CD.convex([1, 2, 3, 4], [0.1, 0.21, 0.29, 0.41])[0]                 # a line with noise
+    assert not CD.convex([1, 2, 3], [1, 4, 9])[0]                     # three points cannot tell a parabola from a line
+    concave = lambda x: 0.7 - 0.01 * (x - 9) ** 2
+    for f, want in (((lambda x: 0.1 + 0.01 * x * x), claims.HOLDS), (concave, claims.FAILS)):
+        recs = [dict(d=8, H=CD.FIG9_H, L=L, dh=x, rep=r, running_acc=g(x) + 0.001 * (-1) ** r, table_acc=g(x))
+                for L, g in ((3, f), (1, concave)) for x in P["exp2_dh"] for r in (0, 1)]
+        C = claims.Claims("aot-memorization", "test")
+        CD.fig9(C, P, recs, Rd)
+        c = C.claims["appB2-depth-convex"]
+        assert c.base == want and c.control["passed"] is False
+    csv = C.claims["appB2-depth-convex-csv"]
+    assert csv.base == claims.HOLDS and csv.control["passed"] is False
 
 
 def test_folded_prints_short_output_and_folds_long_output(monkeypatch, capsys):

@@ -317,8 +317,9 @@ def fig10_estimate(costs: dict | None) -> str:
     """App. B.2 / Fig. 10 (Exp. 5 with 3 layers, N = 70, widths 0..40d in steps of 8d, i.e. H = 1, 5, ..., 21 heads
     per layer, d = 7, 10, 13 assumed as in Exp. 5): estimated from Fig. 8's measured grid (the same deep AoTs) and
     :func:`mlp_over_aot` for the deep MLP side."""
-    how = ("the deep AoTs are Fig. 8's (declare DeepAoT points dict(N, d, H, L = 3, rep) with train.train_deep in an "
-           "evidence module; Fig. 9 varies d_h, which train.train_deep does not pass yet); the deep MLP Transformer "
+    how = ("the deep AoTs are Fig. 8's (declare DeepAoT points dict(N, d, H, L = 3, rep), with dh for Fig. 9, trained "
+           "by train.train_deep; they stack eq. (2) layers, while the v2 code's deep model shares one compression "
+           "across its layers and has no family in the chapter); the deep MLP Transformer "
            "has no family in the chapter and must be written first")
     if not costs:
         return f"Fig. 10 (depth, Exp. 5): cost neither measured nor estimated; {how}"

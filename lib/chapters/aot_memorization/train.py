@@ -390,12 +390,13 @@ def train_aot_kl(prior: np.ndarray, P: np.ndarray, N: int, S: int, d: int, d_h: 
 
 def train_deep(points: list[dict], report, recipe: dict, data_seed: int, device="cpu") -> None:
     """:func:`lib.engine.sweep.run`'s training function for :class:`~.model.DeepAoT`: a unit's points
-    ``dict(N, d, H, L, rep)`` share (N, d, H, L) (``group_by``) and train as one family on the chapter's
-    task (:func:`~lib.chapters.aot_memorization.model.aot_data`, one look-up table of seed ``data_seed``)
-    with the recipe of :class:`Recipe`'s fields."""
+    ``dict(N, d, H, L, rep)`` (optionally ``dh``, the head dimension; d_h = d without it) share (N, d, H, L, dh)
+    (``group_by``) and train as one family on the chapter's task (:func:`~lib.chapters.aot_memorization.model.aot_data`,
+    one look-up table of seed ``data_seed``) with the recipe of :class:`Recipe`'s fields."""
     p0, R = points[0], Recipe(**recipe)
-    fam = aot_model.DeepAoT(N=p0["N"], d=p0["d"], H=p0["H"], L=p0["L"])
-    seeds = [seed_hash(data_seed, "deep", p["L"], p["d"], p["H"], p["rep"]) for p in points]
+    fam = aot_model.DeepAoT(N=p0["N"], d=p0["d"], dh=p0.get("dh"), H=p0["H"], L=p0["L"])
+    seeds = [seed_hash(data_seed, "deep", p["L"], p["d"], p["H"], p["rep"], *(() if p.get("dh") is None else (p["dh"],)))
+             for p in points]
     data = aot_model.aot_data(fam, R.batch * R.batches_per_epoch, [data_seed] * len(points))
     table = aot_model.aot_table(fam, data)
     res = train.train_family(fam, data, seeds=seeds, steps=R.steps, lr=R.lr, schedule="linear", lr_end=R.lr_end,
@@ -406,18 +407,21 @@ def train_deep(points: list[dict], report, recipe: dict, data_seed: int, device=
 
 
 def depth_grid(N: int, ds: Sequence[int], Hs: Sequence[int], Ls: Sequence[int], reps: int, recipe: dict,
-               data_seed: int, device="cpu") -> list[dict]:
-    """Train :class:`~.model.DeepAoT` (d = d_h) at every (d, H, L) with ``reps`` seeds each, by :func:`train_deep` (one
-    family per (d, H, L)) on the chapter's task of vocabulary ``N``. One record per model: ``dict(N, d, H, L, rep,
-    running_acc, table_acc, cpu_s)``, ``cpu_s`` the process CPU time of its family divided by ``reps``."""
+               data_seed: int, device="cpu", dhs: Sequence[int] | None = None) -> list[dict]:
+    """Train :class:`~.model.DeepAoT` at every (d, H, L) (and every head dimension of ``dhs``; d_h = d when None) with
+    ``reps`` seeds each, by :func:`train_deep` (one family per (d, H, L, d_h)) on the chapter's task of vocabulary
+    ``N``. One record per model: ``dict(N, d, H, L, rep, running_acc, table_acc, cpu_s)`` (and ``dh`` with ``dhs``),
+    ``cpu_s`` the process CPU time of its family divided by ``reps``."""
     out: list[dict] = []
     for L in Ls:
         for d in ds:
             for H in Hs:
-                got: list[dict] = []
-                c0 = time.process_time()
-                train_deep([dict(N=N, d=d, H=H, L=L, rep=r) for r in range(reps)],
-                             lambda p, r, got=got: got.append(dict(p, **r)), recipe, data_seed, device=device)
-                cpu = (time.process_time() - c0) / reps
-                out.extend(dict(g, cpu_s=cpu) for g in got)
+                for dh in dhs or (None,):
+                    got: list[dict] = []
+                    c0 = time.process_time()
+                    extra = {} if dh is None else {"dh": dh}
+                    train_deep([dict(N=N, d=d, H=H, L=L, rep=r, **extra) for r in range(reps)],
+                               lambda p, r, got=got: got.append(dict(p, **r)), recipe, data_seed, device=device)
+                    cpu = (time.process_time() - c0) / reps
+                    out.extend(dict(g, cpu_s=cpu) for g in got)
     return out

@@ -1,6 +1,8 @@
 """Appendix B.2 (v2): deeper attention-only models. At the paper's scale not trained (its measured cost:
-:mod:`~lib.chapters.aot_memorization.evidence`); at a small scale (Fig. 8's setting at Exp. 1's scale, trained by
-:func:`~lib.chapters.aot_memorization.train.depth_grid`) judged by the tolerance :func:`agree`."""
+:mod:`~lib.chapters.aot_memorization.evidence`); at a small scale (Figs. 8 and 9's settings at Exps. 1 and 2's scale,
+trained by :func:`~lib.chapters.aot_memorization.train.depth_grid`): the rise with heads per layer (the tolerance
+:func:`agree`), Fig. 8's line in H (:func:`shape`, Exp. 1's test) and Fig. 9's convexity in d_h (:func:`fig9`, Exp.
+2's test), each beside the v2 depth CSVs judged by the same test."""
 from __future__ import annotations
 
 import math
@@ -12,8 +14,9 @@ from IPython.display import Markdown, display
 from lib.chapters.aot_memorization import evidence as EV
 from lib.chapters.aot_memorization.claims.common import prints_verdicts
 from lib.core import claims as K
-from lib.core.claims import EXPERIMENT, Claims
+from lib.core.claims import EXPERIMENT, Claims, Control
 from lib.core.robust import variant
+from lib.core.stats import quadratic_fit
 
 # The v2 CSVs of Fig. 8 (`Data_exp_1_{d}_depth.csv` of the official repository, 3 layers, N = 70): accuracy at
 # H = 1, 5, ..., 21 heads per layer, d = d_h. Their one-layer counterparts are Exp. 5's AoT curves (theory.PAPER).
@@ -21,6 +24,12 @@ PAPER_DEPTH_H = (1, 5, 9, 13, 17, 21)
 PAPER_DEPTH = {7: (0.0659, 0.1136, 0.1520, 0.1966, 0.2396, 0.2943),
                10: (0.0876, 0.1769, 0.2886, 0.3832, 0.4639, 0.5434),
                13: (0.1138, 0.2880, 0.4343, 0.5863, 0.6956, 0.7695)}
+# The v2 CSV of Fig. 9 (`Data_exp_2_depth.csv`, 3 layers, N = 70, d = 10, H = 21 heads per layer): accuracy at d_h = 1..10.
+PAPER_DEPTH_DH = tuple(range(1, 11))
+PAPER_DEPTH_EXP2 = (0.0498, 0.0601, 0.0821, 0.1260, 0.1774, 0.2377, 0.3002, 0.3743, 0.4533, 0.5453)
+# Fig. 9 at a small scale: Exp. 2's grid (d = exp2_d, d_h = exp2_dh) with this many heads per layer, so that the deep
+# model stays below saturation at N = train_N (at Exp. 2's 5 heads per layer, 3 layers reach 0.96 at d_h = 4 with N = 20).
+FIG9_H = 1
 
 
 def accs(recs: list[dict], key: str = "table_acc", **at) -> list[float]:
@@ -99,7 +108,6 @@ def _line(C: Claims, cid: str, statement: str, paper: str, D: dict, scale) -> No
     the same criterion; variants: each truncation rule, each seed alone, each head count left out, the other metric."""
     from lib.chapters.aot_memorization.claims import skeptic as SK
     from lib.chapters.aot_memorization.claims.exp1 import LIN_CRIT
-    from lib.core.claims import Control
     from lib.core.stats import beats_rivals
     r2 = {k: SK.pooled_r2(D, k) for k in (0.5, 1, 2)}
     ok = lambda k: all(np.isfinite(v) for v in r2.values()) and beats_rivals(r2, k)
@@ -110,39 +118,87 @@ def _line(C: Claims, cid: str, statement: str, paper: str, D: dict, scale) -> No
                                       metric=D["key"] == "running_acc" and all("table_acc" in r for r in D["recs"])))
 
 
-def _one_layer_base(C: Claims) -> str:
-    """Our analysis's verdict on Exp. 1's line for the one-layer model at this preset ('not recorded' if absent)."""
-    c = C.claims.get("exp1-linear")
-    return c.base if c is not None else "not recorded"
-
-
-def _one_layer_linear(C: Claims) -> bool:
-    """Whether this preset's scale lets the line test pass at all: the one-layer model passes it (``exp1-linear``)."""
-    return _one_layer_base(C) == K.HOLDS
-
-
 @prints_verdicts
 def shape(C: Claims, P: dict, recs: list[dict], Hs: list[int], d: int, Rd) -> None:
     """Fig. 8 (v2) as captioned, "the scaling is linear" in H at depth: Exp. 1's line-vs-rival test on our depth-L
-    runs at d = d_h = ``d`` and head counts ``Hs`` (``recs``: :func:`~.train.depth_grid`'s records), and on the v2
-    depth CSVs (:data:`PAPER_DEPTH`, N = 70, 3 layers)."""
+    runs at d = d_h = ``d`` and head counts ``Hs`` (``recs``: :func:`~.train.depth_grid`'s records at one layer and at
+    L), meaningful where the one-layer model of the same grid passes the same test; and on the v2 depth CSVs
+    (:data:`PAPER_DEPTH`, N = 70, 3 layers)."""
     from lib.chapters.aot_memorization.claims import skeptic as SK
     Ld = P["depth_L"]
-    sc = K.Scale(ours=f"N = {P['train_N']}, d = d_h = {d}, H = {', '.join(map(str, Hs))} per layer, L = {Ld}, "
-                      f"{Rd.steps} steps of batch {Rd.batch}, {P['reps']} seed(s)",
+    grid = lambda L: SK.grid([r for r in recs if r["L"] == L and r["d"] == d], [d], Hs, P["train_N"])
+    one_ok, one_txt = SK.linear_judge(grid(1))
+    sc = K.Scale(ours=f"N = {P['train_N']}, d = d_h = {d}, H = {', '.join(map(str, Hs))} per layer, L = {Ld} (eq. (2) "
+                      f"layers), {Rd.steps} steps of batch {Rd.batch}, {P['reps']} seed(s)",
                  paper="N = 70, d = d_h = 7, 10, 13, H = 1, 5, ..., 21 per layer, 3 layers, 8192 steps of batch 512, 5 seeds",
-                 enough=len(Hs) >= 4 and P["reps"] >= 2 and Rd.steps >= 512 and _one_layer_linear(C),
+                 enough=len(Hs) >= 4 and P["reps"] >= 2 and Rd.steps >= 512 and one_ok,
                  why="needs >= 4 head counts (a line against sqrt(H)), >= 2 seeds and >= 512 steps, and a scale at "
-                     "which the one-layer model, linear by the paper's Exp. 1, passes the same test (exp1-linear under "
-                     f"our analysis: {_one_layer_base(C)}); below it, a curve that fails the line says nothing of depth")
-    D = SK.grid([r for r in recs if r["L"] == Ld and r["d"] == d], [d], Hs, P["train_N"])
-    one = [f"`{i}` {c.verdict} ({c.ours})" for i in ("exp1-linear", "exp1-linear-paper-scale") if (c := C.claims.get(i))]
-    if one:
-        display(Markdown("The one-layer curves of Experiment 1 by the same test, at this preset and at the paper's scale: "
-                         + "; ".join(one) + "."))
+                     "which the one-layer model of the same grid, linear by the paper's Exp. 1, passes the same test "
+                     f"(here: {'passes' if one_ok else 'fails'}, {one_txt}); below it a curve that fails the line says "
+                     "nothing of depth")
+    display(Markdown(f"The one-layer model on the same grid ($d = d_h = {d}$, $H = {', '.join(map(str, Hs))}$), by the "
+                     f"same test: {'passes' if one_ok else 'fails'} ({one_txt})."))
     _line(C, "appB2-depth-linear", f"App. B.2 / Fig. 8 (v2) at a small scale: with {Ld} layers, accuracy is linear in the "
-          "heads per layer H ('the scaling is linear')", "linear (Fig. 8 caption)", D, sc)
+          "heads per layer H ('the scaling is linear') [eq. (2) layers]", "linear (Fig. 8 caption)", grid(Ld), sc)
     recs_p = [dict(d=dd, H=H, rep=0, running_acc=y) for dd, ys in PAPER_DEPTH.items() for H, y in zip(PAPER_DEPTH_H, ys, strict=True)]
     sc_p = K.Scale(ours="the v2 depth CSVs themselves (Data_exp_1_{d}_depth.csv)", paper="the same", enough=True)
     _line(C, "appB2-depth-linear-csv", "App. B.2 / Fig. 8 (v2): the v2 depth CSVs (3 layers, N = 70) are linear in H",
           "linear (Fig. 8 caption)", SK.grid(recs_p, sorted(PAPER_DEPTH), list(PAPER_DEPTH_H), 70), sc_p)
+
+
+CONVEX_CRIT = ("the least-squares quadratic's x² coefficient > 0 and the line's residual (1 - R²) >= 5x the quadratic's "
+               "(Exp. 2's per-seed test, and appB1-exp2-csv-convex's)")
+
+
+def convex(xs: Sequence[float], ys: Sequence[float], m: float = 5.0) -> tuple[bool, str]:
+    """:data:`CONVEX_CRIT` on one curve (``m``: the residual ratio asked of the line), and its numbers in words."""
+    if len(xs) < 4:
+        return False, f"{len(xs)} points: too few for a quadratic against a line"
+    q = quadratic_fit(xs, ys)
+    ratio = (1 - q[2]) / max(1 - q[1], 1e-12)
+    return bool(q[0] > 0 and ratio >= m), f"x² coefficient {q[0]:+.4f}, line/quadratic residual {ratio:.1f}x"
+
+
+def fig9_curve(recs: list[dict], dhs: Sequence[int], L: int, key: str = "running_acc", seeds: slice = slice(None)) -> list[float]:
+    """The seed-mean ``key`` at each d_h of Fig. 9's small grid (``recs``: :func:`~.train.depth_grid` with ``dhs``) at
+    ``L`` layers (``seeds``: which seeds, in order)."""
+    return [float(np.mean(accs(recs, key, L=L, dh=dh)[seeds])) for dh in dhs]
+
+
+@prints_verdicts
+def fig9(C: Claims, P: dict, recs: list[dict], Rd) -> None:
+    """Fig. 9 (v2) as captioned, accuracy "quadratic" in d_h at depth: Exp. 2's convexity test (:func:`convex`) on our
+    depth-L runs at Exp. 2's grid with :data:`FIG9_H` heads per layer (``recs``; control: the one-layer model of the
+    same grid) and on the v2 depth CSV (:data:`PAPER_DEPTH_EXP2`; control: Fig. 8's CSV at d = 10, which v2 calls
+    linear)."""
+    Ld, dhs = P["depth_L"], list(P["exp2_dh"])
+    ok, txt = convex(dhs, fig9_curve(recs, dhs, Ld))
+    ok1, txt1 = convex(dhs, fig9_curve(recs, dhs, 1))
+    drops = {f"d_h = {dhs[-1]} = d dropped (no compression there)": dhs[:-1],
+             f"d_h = {dhs[0]} dropped (the smallest head)": dhs[1:]} if len(dhs) >= 4 else {}
+    var = [variant(c, convex(xs, fig9_curve(recs, xs, Ld))) for c, xs in drops.items()]
+    var += [variant(f"seed {j} alone", convex(dhs, fig9_curve(recs, dhs, Ld, seeds=slice(j, j + 1)))) for j in range(P["reps"])]
+    var += [variant("the full-table accuracy (the paper's definition) instead of the running metric",
+                    convex(dhs, fig9_curve(recs, dhs, Ld, "table_acc")))]
+    sc = K.Scale(ours=f"N = {P['train_N']}, d = {P['exp2_d']}, d_h = {', '.join(map(str, dhs))}, H = {FIG9_H} per layer, "
+                      f"L = {Ld} (eq. (2) layers), {Rd.steps} steps of batch {Rd.batch}, {P['reps']} seed(s)",
+                 paper="N = 70, d = 10, d_h = 1..10, H = 21 per layer, 3 layers of the official model (one compression "
+                       "shared by the layers), 8192 steps of batch 512, 5 seeds",
+                 enough=len(dhs) >= 4 and P["reps"] >= 2 and Rd.steps >= 512,
+                 why="needs >= 4 head dimensions, >= 2 seeds and >= 512 steps")
+    C.check("appB2-depth-convex", f"App. B.2 / Fig. 9 (v2) at a small scale: with {Ld} layers, accuracy is convex "
+            "('quadratic') in d_h [eq. (2) layers]", paper="'quadratic' (Fig. 9 caption)", ours=txt, ok=ok,
+            criterion=CONVEX_CRIT + " (seed means)", stable=False, kind=EXPERIMENT, scale=sc,
+            control=Control("the one-layer model of the same grid, same test", ok1, txt1), variants=var)
+    xs, ys = list(PAPER_DEPTH_DH), list(PAPER_DEPTH_EXP2)
+    okc, txtc = convex(xs, ys)
+    ctl = convex(PAPER_DEPTH_H, PAPER_DEPTH[10])
+    var_c = [variant(f"d_h = {xs[-1]} = d dropped (no compression there)", convex(xs[:-1], ys[:-1])),
+             variant(f"d_h = {xs[0]} dropped (the smallest head)", convex(xs[1:], ys[1:]))]
+    var_c += [variant(f"the line's residual >= {m}x the quadratic's (our 5x read otherwise)", convex(xs, ys, m)) for m in (3, 10)]
+    C.check("appB2-depth-convex-csv", "App. B.2 / Fig. 9 (v2): the v2 depth CSV of Exp. 2 (3 layers, N = 70, d = 10, "
+            "H = 21 per layer) is convex ('quadratic') in d_h", paper="'quadratic' (Fig. 9 caption)", ours=txtc, ok=okc,
+            criterion=CONVEX_CRIT, stable=False, kind=EXPERIMENT,
+            scale=K.Scale(ours="the v2 depth CSV itself (Data_exp_2_depth.csv)", paper="the same", enough=True),
+            control=Control("Fig. 8's depth CSV at d = 10 (accuracy against H, which v2 calls linear), same test", *ctl),
+            variants=var_c)

@@ -80,7 +80,7 @@ def live(C: Claims, P: dict, res: dict, ex3: dict, sl3: dict, pl3: tuple, yo_see
     if len(sl3) == 2:
         kink = lambda ab: bool(ab[0] > 2 * ab[1])
         a, b = sl3["official"]
-        C.check("exp3-kink-official", "Exp. 3 / Fig. 2a: accuracy grows with d up to d_h, then much more slowly [official model]",
+        C.check("exp3-plateau-official", "Exp. 3 / Fig. 2a: accuracy grows with d up to d_h, then much more slowly [official model]",
                 paper=f"slopes {pl3[0]:.3f} then {pl3[1]:.3f} (v2 CSV)", ours=f"slopes {a:.3f} then {b:.3f}",
                 ok=kink(sl3["official"]), criterion="slope(d <= d_h) > 2 x slope(d >= d_h)", stable=False, kind=EXPERIMENT, scale=sc3,
                 control=("the paper's eq. (2) model", kink(sl3["paper"]), f"slopes {sl3['paper'][0]:.3f} then {sl3['paper'][1]:.3f}"),

@@ -185,7 +185,8 @@ def sweeps(evs: dict) -> str:
                   "below) stacks eqs. (1)-(2) layer by layer as a family of the sweep engine, defined in the chapter's "
                   "own module, and equals the one-layer eq. (2) AoT at $L = 1$ (tests/test_aot.py). The book preset "
                   "trains them at a small scale (`appB2-depth-small`; Fig. 8's shape in $H$: `appB2-depth-linear`, and the "
-                  "v2 depth CSVs by the same test, `appB2-depth-linear-csv`); their training at the "
+                  "v2 depth CSVs by the same test, `appB2-depth-linear-csv`; Fig. 9's in $d_h$: `appB2-depth-convex` and "
+                  "`appB2-depth-convex-csv`); their training at the "
                   "paper's scale, and a deep MLP Transformer for Fig. 10, are missing.")
 
 
