@@ -83,7 +83,7 @@ def corollary_claims(C: Claims, depths=(2, 4, 6, 8)) -> tuple[list, list]:
     C.check("cor2-polynomial", "Corollary 2 (stated for any N), tested at N = 2 only: past the threshold a network of "
             "half the depth needs only a bounded width factor, with both ranks from our N = 2 closed form at d_x = 4. "
             "N = 2 is not the generic case (the ranks grow with N at L ≥ 2: claim ours-N-dependence), so this does "
-            "not test the corollary at N ≥ 4", kind=THEOREM, paper="d_x^shallow = 3^β2 d_x^deep",
+            "not test the corollary at N ≥ 4 (cor2-generic does, at every N)", kind=THEOREM, paper="d_x^shallow = 3^β2 d_x^deep",
             ours="width factors " + ", ".join(f"{x:.2f}" for x in f2) + " (deep L = 4…16)", ok=bounded(f2),
             criterion="factor non-increasing in L and < 4 at the deepest",
             control=Control("the same halving at the edge of Theorem 1's regime (deep d_x = 3^L + 1, L = 2, 4, 6)",
