@@ -569,7 +569,9 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     c = C.claims["fig3-long-plateau"]
     assert c.verdict == claims.NOT_RUN and "python -m lib evidence mha-memorization fig3-long" in c.criterion
     assert "CPU-hours to go" in c.criterion
-    long = [dict(H=H, T=T, seed=0, final_acc=a, history=_history(a == 1.0, steps=EV3.STEPS_3L))
+    sat = {(r["H"], r["T"]): r for r in _fig3_rows()}                   # head 0 free, the others saturated
+    long = [dict(H=H, T=T, seed=0, final_acc=a, history=_history(a == 1.0, steps=EV3.STEPS_3L), first_full=100_000,
+                 max_weight=sat[H, T]["max_weight"], max_weight_init=sat[H, T]["max_weight_init"])
             for (H, T), a in (((4, 550), 1.0), ((8, 1300), 1.0))]
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long[:1], total=2,
                                                                                  manifest={"sessions": [{}]}))
@@ -579,7 +581,9 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
         c = C.claims[k]
         assert c.verdict == claims.NOT_RUN and "1 of 2 points stored" in c.criterion, c.criterion
         assert "stored so far" in c.criterion and "H = 4, T = 550" in c.criterion and "H = 8" not in c.criterion
-    assert "stored at H = 4 only" in cv.reconcile_text(C) and "no capacity is named" in cv.reconcile_text(C)
+    text = cv.reconcile_text(C)                                  # H = 4 converged and memorized: a lower bound only
+    assert "stored at H = 4 only" in text and "the capacity is at least 550" in text and "no maximum" in text
+    assert "wait for H = 8, where no capacity is named" in text
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long, total=2,
                                                                                  manifest={"sessions": [{}]}))
     C = claims.Claims("mha-memorization", "book")
@@ -587,10 +591,23 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     assert set(got) == {4, 8}
     for k in cv.LONG_CLAIMS:
         assert C.claims[k].verdict == claims.HOLDS and not C.claims[k].control["passed"], C.claims[k]
+    assert "literal" in C.claims["fig3-long-one-free"].ours and "majority" in C.claims["fig3-long-one-free"].ours
+    assert "the capacity is at least 1300" in C.claims["fig3-long-memorized"].ours
     long[0]["final_acc"] = 0.97                                            # H = 4 not memorized: the claim fails
     C = claims.Claims("mha-memorization", "book")
     cv.long_claims(C, short)
     assert C.claims["fig3-long-memorized"].base == claims.FAILS
+    long[1]["history"] = _history(False, steps=EV3.STEPS_3L)               # H = 8 still rising: not converged
+    C = claims.Claims("mha-memorization", "book")
+    cv.long_claims(C, short)
+    assert C.claims["fig3-long-plateau"].base == claims.FAILS
+    assert "H = 8 training has not converged at T = 1300: no capacity is named" in C.claims["fig3-long-memorized"].ours
+    long[0]["max_weight"] = np.full((550, 4), 0.5).tolist()                # nothing saturated: one-free fails, literal not
+    C = claims.Claims("mha-memorization", "book")
+    cv.long_claims(C, short)
+    c = C.claims["fig3-long-one-free"]
+    assert c.base == claims.FAILS and "the literal reading: at least one non-saturated head" in c.flips
+    assert C.claims["fig3-long-majority"].base == claims.FAILS
 
 
 def test_fig2a_onset_line_needs_both_seeds():

@@ -9,13 +9,16 @@ import numpy as np
 from lib.chapters.mha_memorization.evidence import T_4 as EV_T4
 from lib.core import plots
 
+WIDTH = 76      # characters of a printed line in the page's text column at 1280 px (78 fit, measured on the site)
+
 
 def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
-    """Display a small HTML table (text/plain fallback)."""
+    """Display a small HTML table (text/plain fallback); short cells (a mark and a fraction) never break."""
     from IPython.display import display
     e = lambda x: html.escape(str(x))
     h = "".join(f"<th>{e(c)}</th>" for c in header)
-    b = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+    td = lambda c: f'<td style="white-space:nowrap">{e(c)}</td>' if len(str(c)) <= 12 else f"<td>{e(c)}</td>"  # noqa: E731
+    b = "".join("<tr>" + "".join(td(c) for c in r) + "</tr>" for r in rows)
     cap = f"<caption>{e(caption)}</caption>" if caption else ""
     plain = "\n".join(" | ".join(str(c) for c in r) for r in [header] + rows)
     display({"text/html": f"<table>{cap}<thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>",
@@ -25,7 +28,7 @@ def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
 def folded(summary: str, lines: list[str]) -> None:
     """Display ``lines`` (a printout, wrapped as :func:`say` wraps) folded under ``summary`` (a <details> block)."""
     from IPython.display import Markdown, display
-    body = "\n".join(textwrap.fill(t, 100, subsequent_indent="    ", break_on_hyphens=False) for t in lines)
+    body = "\n".join(textwrap.fill(t, WIDTH, subsequent_indent="    ", break_on_hyphens=False) for t in lines)
     display(Markdown(f"<details><summary>{html.escape(summary)}</summary>\n\n```text\n{body}\n```\n\n</details>"))
 
 
@@ -45,7 +48,7 @@ def construction_figure(res: dict, rank_rows: list[tuple[int, int, int]], n: int
     Panel (a) spans the top row, (b) and (c) share the bottom row (8.5 in wide: no shrinking in the text column)."""
     import matplotlib.pyplot as plt
     con = res["con"]
-    fig, axd = plt.subplot_mosaic([["a", "a"], ["b", "c"]], figsize=(8.5, 4.8))
+    fig, axd = plt.subplot_mosaic([["a", "a"], ["b", "c"]], figsize=(8.5, 4.3))
     ax = [axd["a"], axd["b"], axd["c"]]
     M = theta.max(axis=2).T                                                   # [H, T]
     plots.heatmap(ax[0], M, cmap="magma", vmin=1 / n, vmax=1)
@@ -74,7 +77,7 @@ def construction_figure(res: dict, rank_rows: list[tuple[int, int, int]], n: int
 def spectra_figure(spectra: dict, bound: dict, ratio_rows: list[tuple[int, float, float]]):
     """(a) singular values of Z for random weights (one draw per d_h) with the bound H(n-1)+1 marked;
     (b) σ_{H(n-1)+1}/σ_1 against d_h and the weight scale: the rank is reached, the conditioning is not."""
-    fig, ax = plots.subplots(1, 2, width=4.25, height=2.9)
+    fig, ax = plots.subplots(1, 2, width=4.25, height=2.6)
     for i, (lab, s) in enumerate(spectra.items()):
         ax[0].semilogy(np.arange(1, len(s) + 1), np.maximum(s / s[0], 1e-18), ".-", ms=3, color=plots.COLORS[i % 8],
                        label=lab)
@@ -92,7 +95,7 @@ def spectra_figure(spectra: dict, bound: dict, ratio_rows: list[tuple[int, float
 
 def vit_figure(curves: dict, n: int, d: int):
     """Fig. 1: fraction of random k-subsets of the query tokens with full rank, against k."""
-    fig, ax = plots.subplots(1, 1, width=5.2, height=3.2)
+    fig, ax = plots.subplots(1, 1, width=5.2, height=2.8)
     ax = ax[0]
     for i, (lab, (ks, fr)) in enumerate(curves.items()):
         ax.plot(ks, fr, "o-", color=plots.COLORS[i % 8], label=f"ours: {lab}")
@@ -135,20 +138,30 @@ def gd_panel(ax, rows, val: str, key: str, xlabel: str, ylabel: str, title: str,
 
 
 def saturation_figure(max_weights: list[np.ndarray], Hs: list[int], thr: float = 0.99, first: int = 20,
-                      titles: list[str] | None = None):
+                      titles: list[str] | None = None, init: list[np.ndarray] | None = None):
     """Fig. 3: per run (row), (a) which heads are saturated for the first examples, (b) histogram of the
     number of saturated heads per example, (c) histogram of the largest softmax weight (``[T, H]`` each).
-    ``titles``: one label per run (default ``H=...``)."""
-    fig, ax = plots.subplots(len(max_weights), 3, width=2.85, height=1.9)
+    ``titles``: one label per run (default ``H=...``); ``init``: the same runs at initialisation, outlined in grey
+    on (b) and (c) (the control: an untrained network)."""
+    fig, ax = plots.subplots(len(max_weights), 3, width=2.85, height=1.65)
     for r, (mx, H) in enumerate(zip(max_weights, Hs, strict=False)):
         sat = mx > thr
         plots.heatmap(ax[3 * r], sat[:first].T.astype(float), cmap="Greys", vmin=0, vmax=1, colorbar=False)
         ax[3 * r].set(xlabel=f"example (first {first}); black: saturated", ylabel="head")
         ax[3 * r].set_title(titles[r] if titles else f"H={H}", fontsize=9)
-        ax[3 * r + 1].hist(sat.sum(1), bins=np.arange(H + 2) - 0.5, color=plots.COLORS[0])
+        ax[3 * r + 1].hist(sat.sum(1), bins=np.arange(H + 2) - 0.5, color=plots.COLORS[0], label="trained")
         ax[3 * r + 1].set(xlabel="saturated heads per example", ylabel="examples")
-        ax[3 * r + 2].hist(mx.ravel(), bins=30, range=(0, 1), color=plots.COLORS[1])
-        ax[3 * r + 2].set(xlabel="max softmax weight", ylabel="(example, head) pairs")
+        ax[3 * r + 2].hist(mx.ravel(), bins=30, range=(0, 1), color=plots.COLORS[1], label="trained")
+        ax[3 * r + 2].set(xlabel="max softmax weight", ylabel="(example, head) pairs" if init is None else "pairs")
+        if init is not None:
+            m0 = init[r]
+            ax[3 * r + 1].hist((m0 > thr).sum(1), bins=np.arange(H + 2) - 0.5, histtype="step", color="#57606a",
+                               lw=1.2, label="at init")
+            ax[3 * r + 2].hist(m0.ravel(), bins=30, range=(0, 1), histtype="step", color="#57606a", lw=1.2,
+                               label="at init")
+            ax[3 * r + 2].set_yscale("log")
+            if r == 0:
+                ax[3 * r + 1].legend(fontsize=8)
     return fig
 
 
@@ -163,7 +176,7 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
     if not panels:
         return
     cols = min(3, len(panels))
-    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.35)  # per panel; 8.5 in wide
+    _, axes = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.1)  # per panel; 8.5 in wide
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     for ax, k in zip(axes, panels, strict=False):
@@ -194,14 +207,14 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
 
 
 def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int], total: int,
-                shade: tuple[int, int]) -> None:
+                shade: tuple[int, int], long_total: int = 0, long_shade: tuple[int, int] | None = None) -> None:
     """Fig. 3's training (App. H): training accuracy against steps at each H for every stored T of ``short`` (the
     300k-step fig3 points, the paper's T thick), the paper's T trained longer (``long``: {H: fig3-long point},
     dashed, once stored), and the learning rate over its peak (dotted, right axis), with the judged window
     ``shade`` (steps) shaded (:mod:`~lib.chapters.mha_memorization.claims.fig3_converged`)."""
     from lib.engine.schedules import lr_factors
     Hs = sorted({p["H"] for p in short})
-    _, axes = plots.subplots(1, len(Hs), width=4.2, height=3.0)
+    _, axes = plots.subplots(1, len(Hs), width=4.2, height=2.6)
     for ax, H in zip(axes, Hs, strict=True):
         for i, p in enumerate(sorted((p for p in short if p["H"] == H), key=lambda p: p["T"])):
             s, a = zip(*[(x, y) for x, _, y in p["history"]], strict=True)
@@ -210,19 +223,24 @@ def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int
         if H in long:
             s, a = zip(*[(x, y) for x, _, y in long[H]["history"]], strict=True)
             ax.plot(np.array(s) / 1000, a, color="k", ls="--", label=f"T = {paper_T[H]}, long schedule")
+            if long_shade:
+                ax.axvspan(long_shade[0] / 1000, long_shade[1] / 1000, color="#ddeeff", zorder=0)
         ax.axvspan(shade[0] / 1000, shade[1] / 1000, color="#eeeeee", zorder=0)
         lr = ax.twinx()
         steps = np.arange(0, total, 1000)
         lr.plot(steps / 1000, lr_factors("warmup_cosine", steps, total, lr=1.0), color="#999999", ls=":")
+        if H in long and long_total:
+            ls = np.arange(0, long_total, 1000)
+            lr.plot(ls / 1000, lr_factors("warmup_cosine", ls, long_total, lr=1.0), color="#6e7781", ls="-.", lw=0.9)
         lr.set(ylim=(0, 1.05), ylabel="learning rate / peak (dotted)")
         ax.set(xlabel="steps (thousands)", ylabel="training accuracy", ylim=(0, 1.02), title=f"H = {H}")
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=8, loc="lower right")
 
 
 def capacity_figure(rows: list[dict], H: int, n: int, d: int):
     """Largest residual against T for frozen and trained key/query weights, with B and the parameter count."""
     from lib.chapters.mha_memorization.train.capacity import TOL, bound, effective_params
-    fig, axes = plots.subplots(1, 1, width=5.6, height=3.3)
+    fig, axes = plots.subplots(1, 1, width=5.6, height=2.9)
     ax = axes[0]
     for kind, c, m in (("frozen K/Q", plots.COLORS[1], "s"), ("trained K/Q", plots.COLORS[0], "o")):
         pts = [(r["T"], max(r["max_err"], 1e-16)) for r in rows if r["kind"] == kind]
@@ -240,8 +258,8 @@ def capacity_figure(rows: list[dict], H: int, n: int, d: int):
 
 
 def say(text: str) -> None:
-    """Print a long line wrapped at 100 characters (continuation lines indented)."""
-    print(textwrap.fill(text, 100, subsequent_indent="    ", break_on_hyphens=False))
+    """Print a long line wrapped at :data:`WIDTH` characters (continuation lines indented)."""
+    print(textwrap.fill(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
 
 
 def construction(P: dict, rng: np.random.Generator, n: int, d: int, rank_rows: list):
@@ -285,18 +303,21 @@ PAPER_T1 = {"Embedding": ("✗ (0.0)", "✗ (0.0)", "✓ (1.0)", "✓ (1.0)"),
 
 def table1(vit_rows: dict, P: dict, info: dict | None = None) -> None:
     """Table 1, ours beside the paper's (fractions from the official notebook); ``info``: the proxy's accuracy."""
-    mark = lambda f: "–" if f != f else ("✓" if f >= 0.99 else "✗") + f" ({f:.2f})"       # noqa: E731
+    mark = lambda f: "–" if f != f else ("✓" if f >= 0.99 else "✗") + f"\u00a0{f:.2f}"    # noqa: E731  one line
     rows = [[src, name, mark(r["GP"]), mark(r["A1"]), mark(r["A2"]), mark(r["A3"]),
-             f"{r['rank_d'].min()}–{r['rank_d'].max()}" if r["rank_d"].size else "–", " | ".join(PAPER_T1[name])]
+             f"{r['rank_d'].min()}–{r['rank_d'].max()}" if r["rank_d"].size else "–",
+             "\u00a0".join(m.split()[0] for m in PAPER_T1[name])]
             for (src, name), r in vit_rows.items()]
+    paper_f = sorted({m.split()[1].strip("()") for ms in PAPER_T1.values() for m in ms if " " in m})
     sizes = sorted({f"n = {r['n']}, d = {r['d']}" for r in vit_rows.values()})
     proxy = (f" The trained proxy ViT reaches training accuracy {info['proxy_acc']:.2f} on the 1797 digits after "
              f"{P['vit_train_epochs']} epochs." if info and "proxy_acc" in info else "")
-    html_table(["images", "representation", "Gen. Pos.", "Asm. 1", "Asm. 2", "Asm. 3", "ranks at k=d",
-                "paper (GP | A1 | A2 | A3)"], rows,
+    html_table(["data", "layer", "Gen. Pos.", "Asm. 1", "Asm. 2", "Asm. 3", "ranks at k=d",
+                "paper: GP A1 A2 A3"], rows,
                f"Table 1, ours ({'; '.join(sizes)}) beside the paper's (ImageNet ViT-B/16; its trained rows are the "
-               f"pretrained model). Fractions of {P['vit_trials']} random subsets; ✓ = ≥ 0.99. Paper fractions from "
-               "the official notebook; its ranks at k=d=768: 1 / ≈472 / ≈717 / ≈313." + proxy)
+               f"pretrained model). Fractions of {P['vit_trials']} random subsets; ✓ = ≥ 0.99. Paper marks from "
+               f"the official notebook (its fractions: {', '.join(paper_f)}); its ranks at k=d=768: 1 / ≈472 / ≈717 / "
+               "≈313." + proxy)
 
 
 GD_PANELS = {"heads": ("H", "heads H", "memorized fraction", "Fig. 2a: vs heads"),
@@ -317,7 +338,7 @@ def gd_figure(gd: dict, P: dict):
     if not panels:
         return None
     cols = min(3, len(panels))
-    fig, axs = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.3)     # 8.5 in wide
+    fig, axs = plots.subplots(-(-len(panels) // cols), cols, width=8.5 / cols, height=2.05)    # 8.5 in wide
     for ax in axs[len(panels):]:
         ax.set_visible(False)
     for ax, k in zip(axs, panels, strict=False):

@@ -149,7 +149,7 @@ def _config(P) -> dict:
 
 
 def _mark(f: float) -> str:
-    return "–" if f != f else ("✓" if f >= HOLD else "✗") + f" ({f:.2f})"
+    return "–" if f != f else ("✓" if f >= HOLD else "✗") + f"\u00a0{f:.2f}"     # no-break space: one line per cell
 
 
 def _display(rows: list[dict], cfg: dict, seconds: float) -> None:
@@ -164,13 +164,14 @@ def _display(rows: list[dict], cfg: dict, seconds: float) -> None:
         mine = ["–"] * 5 if r is None else [_mark(r["GP"]), _mark(r["A1"]), _mark(r["A2"]), r["kruskal_text"],
                                              r["rank_all"]]
         pk = PAPER_KRUSKAL_BERT_L1.get(key[1]) if key[0] == "BERT" and key[2] == "L1" else None
-        out.append([*key, *mine, " | ".join(sym(b) for b in paper) + (f"; Kruskal ≈ {pk}" if pk else "")])
+        out.append([*key, *mine, "\u00a0".join(sym(b) for b in paper) + (f"; Kruskal ≈ {pk}" if pk else "")])
     sizes = "; ".join(sorted({f"{r['shape']}: n = {r['n']}, d = {r['d']}, T = {r['T']}" for r in rows}))
     gone = f" Not run (no local checkpoint): {', '.join(dict.fromkeys(missing))}." if missing else ""
-    html_table(["model", "weights", "layer", "Gen. Pos.", "Asm. 1", "Asm. 2", "Kruskal rank (99% rule)",
-                "rank of all queries", "paper (GP | A1 | A2)"], out,
+    html_table(["model", "weights", "layer", "Gen. Pos.", "Asm. 1", "Asm. 2", "Kruskal rank", "rank, all queries",
+                "paper: GP A1 A2"], out,
                f"Table 3, ours ({sizes}) beside the paper's. Fractions of {cfg['appj_trials']} random n-subsets (A1), "
-               f"{cfg['appj_gp_trials']} random d-subsets (GP), {cfg['appj_a2_examples']} contexts (A2); ✓ = ≥ 0.99. "
+               f"{cfg['appj_gp_trials']} random d-subsets (GP), {cfg['appj_a2_examples']} contexts (A2); ✓ = ≥ 0.99; "
+               "Kruskal rank by the 99% rule. "
                f"Synthetic Zipf({cfg['appj_zipf']}) token ids. Paper: {PAPER_SCALE}.{gone} Computed in {seconds:.1f} s.")
 
 

@@ -255,7 +255,7 @@ def caption() -> str:
 
 def _figure(seeds: dict[int, list[dict]]) -> None:
     """Best accuracy against H, one line per T: the mean over ``seeds`` with the range of the seeds as bars."""
-    _, axes = plots.subplots(1, 1, width=5.2, height=3.4)
+    _, axes = plots.subplots(1, 1, width=5.2, height=2.9)
     by_T: dict = {}
     for pts in seeds.values():
         for T, (Hs, acc, _) in curves(pts).items():

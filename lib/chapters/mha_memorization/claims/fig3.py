@@ -19,10 +19,12 @@ from lib.core.claims import EXPERIMENT, FINDING, Claims, Scale
 
 def _sat_stats(mx: np.ndarray, thr: float = 0.99) -> dict:
     """App. H's statistics of one ``[T, H]`` array of largest softmax weights: saturated (example, head)
-    pairs, examples with a non-saturated head, examples with both a saturated and a free head."""
+    pairs, examples with a non-saturated head (``free``), examples with both a saturated and a free head (``both``),
+    and examples with a majority of their heads saturated and one free (``most``)."""
     s = mx > thr
-    return dict(pairs=float(s.mean()), free=float((s.sum(1) < s.shape[1]).mean()),
-                both=float(((s.sum(1) > 0) & (s.sum(1) < s.shape[1])).mean()))
+    k, H = s.sum(1), s.shape[1]
+    return dict(pairs=float(s.mean()), free=float((k < H).mean()), both=float(((k > 0) & (k < H)).mean()),
+                most=float(((k > H / 2) & (k < H)).mean()))
 
 
 def saturation_claims(C: Claims, rows: list, theta_con: np.ndarray, P: dict, heads_rows: list | None) -> dict:
@@ -259,20 +261,21 @@ def fig3_table(S: dict, n: int) -> str:
 
 
 def report_fig3(C: Claims) -> str:
-    """Print the stored Fig. 3 run's label, draw Fig. 3's panels at each H's largest memorized T (or largest stored T)
-    and record the ``fig3-paper-*`` claims, printing their verdict lines (``not run`` with the stored count and the
+    """Print the stored Fig. 3 run's label, record the ``fig3-paper-*`` and ``fig3-long-*`` claims, draw the learning
+    curves (:mod:`.fig3_converged`), then Fig. 3's panels (:func:`saturation_panels`), and print the verdict lines (``not run`` with the stored count and the
     command while the run is incomplete or stale). Returns the Markdown table of the statistics ('' with nothing stored)."""
     from lib.chapters.mha_memorization import figures as mha_plots
     ev = store.load(EV.CHAPTER, "fig3")
     print(ev.label)
     sw = EV.SWEEPS["fig3"]
     S = fig3_stats(ev.points) if ev.points else {}
-    for H, s in S.items():
-        T = s["T"] or max(s["acc"])
-        r = next(p for p in ev.points if p["H"] == H and p["T"] == T)
-        mha_plots.saturation_figure([np.array(r["max_weight"]), np.array(r["max_weight_init"])], [H, H],
-                                    titles=[f"H={H}, T={T}, trained", f"H={H}, T={T}, at initialisation"])
-    if not ev.complete:
+    if not ev.complete:                 # the same two figures, in the same order, from what is stored
+        if ev.points:
+            total = EV.RECIPE_3["steps"]
+            end = fig3_converged.lr_step(total)
+            mha_plots.fig3_curves(ev.points, {}, fig3_converged.PAPER_T, total,
+                                  (end - int(fig3_converged.WINDOW * total), end))
+        saturation_panels(ev.points, S, {})
         est = fig3_protocol_cost(store.load(EV.CHAPTER, "fig2a").points, [(H, max(Ts)) for H, Ts in EV.GRID_3.items()],
                                         sw["config"]["steps"], search_runs=len(EV.GRID_3[4]) - 1)
         print(f"the grid's cost at the FLOP rate of {est['points']} stored Fig. 2(a) points: {est['cpu_h']:.2f} CPU-hours "
@@ -285,9 +288,24 @@ def report_fig3(C: Claims) -> str:
     sc = Scale(ours=f"d=64, n=32, d_h=64, {grid}, {sw['config']['steps']:,} steps of batch {sw['config']['batch']}, "
                     "one seed", paper=sw["paper"])
     S = fig3_paper_claims(C, ev.points, sc)
-    fig3_converged.report(C, ev.points, {H: s["T"] for H, s in S.items()})
+    long = fig3_converged.report(C, ev.points, {H: s["T"] for H, s in S.items()})
+    saturation_panels(ev.points, S, long)
     C.lines()
     return fig3_table(S, sw["config"]["n"])
+
+
+def saturation_panels(points: list[dict], S: dict, long: dict[int, dict]) -> None:
+    """Fig. 3's panels by the paper's protocol, one row per run: each H at its located T* (or its largest stored T)
+    after 300k steps, then each stored long run at the paper's T; the same runs at initialisation outlined."""
+    from lib.chapters.mha_memorization import figures as mha_plots
+    runs = []
+    for H, s in S.items():
+        T = s["T"] or max(s["acc"])
+        runs.append((next(p for p in points if p["H"] == H and p["T"] == T), f"H={H}, T={T}, 300k steps"))
+    runs += [(r, f"H={H}, T={r['T']}, {fig3_converged.LONG_STEPS // 1000}k steps") for H, r in long.items()]
+    if runs:
+        mha_plots.saturation_figure([np.array(r["max_weight"]) for r, _ in runs], [r["H"] for r, _ in runs],
+                                    titles=[t for _, t in runs], init=[np.array(r["max_weight_init"]) for r, _ in runs])
 
 
 def _fig3_points() -> list[dict]:
@@ -307,8 +325,30 @@ def fig3_versus(n: int = 32) -> str:
     return "App. H by its protocol (n = 32): " + "; ".join(
         f"at H = {H} the paper finds about {FIG3_PAPER_T.get(H, '–')}; the largest T of our grid memorized within 300k "
         f"steps is {c['T']} (H(n−1)+1 = {H * (n - 1) + 1})" for H, c in cap.items()) + (
-        ". That is a lower bound at the protocol's budget, not a capacity; whether the budget reaches convergence is "
-        "judged from the learning curves (Fig. 3's line below).")
+        ". That is a lower bound at the protocol's budget, not a capacity: in the 50k steps before the learning rate "
+        "falls to a tenth of its peak, the accuracy at the paper's T still gains " + ", ".join(
+            f"{fig3_converged.rise(r, EV.RECIPE_3['steps']):+.3f} (H = {H})"
+            for H, r in fig3_converged.at(pts, FIG3_PAPER_T).items()) + " (`fig3-paper-converged`). ") + _long_versus()
+
+
+def _long_versus() -> str:
+    """The longer schedule's reading, per stored H (:func:`.fig3_converged.capacity_text`), and the H not stored."""
+    _, stored = fig3_converged.long_stored()
+    missing = [H for H in FIG3_PAPER_T if H not in stored]
+    out = (f"Trained {fig3_converged.LONGER} longer (`fig3-long`): {fig3_converged.capacity_text(stored)}." if stored
+           else "")
+    for H, r in stored.items():
+        st = fig3_converged.readings(r)
+        if st:
+            out += (f" App. H's statistics there (H = {H}, T = {r['T']}): saturated pairs {st['pairs']:.3f} (the "
+                    f"majority criterion, > 0.5, {'met' if st['pairs'] > 0.5 else 'not met'}); examples with a "
+                    f"saturated and a free head {st['both']:.2f}, with at least one free head (the literal reading) "
+                    f"{st['free']:.2f}, with most of their heads saturated and one free (the majority reading) "
+                    f"{st['most']:.2f}.")
+    if missing:
+        out += (f" At H = {', '.join(map(str, missing))} the longer run is not stored yet, so no capacity is named "
+                "there (`python -m lib evidence mha-memorization fig3-long`).")
+    return out.strip()
 
 
 def fig3_cause(thr: float = 0.99) -> str:
