@@ -130,7 +130,7 @@ class Claim:
         return line
 
 
-LINE_WIDTH = 96   # characters of a printed line at the page's text width
+LINE_WIDTH = 76   # characters of a printed line: an output block holds ~78 at 1280 px (wider lines wrap twice)
 PART_CHARS = 56   # a verdict line cuts a value, a control's description or a flipping choice at this many characters
 MARK = {HOLDS: "✓", FAILS: "✗", NOT_RUN: "–", NOT_DISCRIMINATING: "≈", FRAGILE: "⚠"}
 
