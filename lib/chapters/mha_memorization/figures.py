@@ -8,8 +8,7 @@ import numpy as np
 
 from lib.chapters.mha_memorization.evidence import T_4 as EV_T4
 from lib.core import plots
-
-WIDTH = 76      # characters of a printed line in the page's text column at 1280 px (78 fit, measured on the site)
+from lib.core.claims import LINE_WIDTH as WIDTH  # characters of a printed line on the page
 
 
 def html_table(header: list[str], rows: list[list], caption: str = "") -> None:

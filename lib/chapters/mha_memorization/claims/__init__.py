@@ -18,24 +18,10 @@ it recorded, :meth:`lib.core.claims.Claims.lines`).
 :mod:`~.reconcile`    book scale beside the paper's scale, per figure, from the verdicts;
 :mod:`~.printout`     the stored runs' labels that the readers print, folded into one <details>.
 
-:class:`PageClaims` is the page's ledger: :class:`lib.core.claims.Claims` with verdict lines wrapped at the page's width.
 """
-from lib.core.claims import Claims  # noqa: E402
-
-WIDTH = 76      # characters of a printed line in the page's text column at 1280 px (78 fit, measured on the built site)
-
-
-class PageClaims(Claims):
-    """The chapter's ledger, whose verdict lines (:meth:`~lib.core.claims.Claims.lines`) are wrapped at
-    :data:`WIDTH`, the width the page's output blocks show without wrapping a line twice."""
-
-    def lines(self, *ids: str, sanity: bool = True, width: int = WIDTH) -> None:
-        super().lines(*ids, sanity=sanity, width=width)
-
-
 from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2a_seeds, fig2bc, fig3,  # noqa: E402
                                                   fig3_converged, fig45, fig245, gd, layer, paper_scale, printout,
                                                   props, reconcile, table1, theorem1)
 
-__all__ = ["PageClaims", "WIDTH", "appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "printout", "props",
+__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "printout", "props",
            "reconcile", "table1", "theorem1"]
