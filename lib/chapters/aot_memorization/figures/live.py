@@ -28,7 +28,7 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc", slopes: tup
     :func:`~lib.chapters.aot_memorization.train.spot_check`'s records, both metrics) and, given ``slopes`` = (slopes
     by model, the paper's, N), Exp. 4 / Fig. 2b's panel (:func:`slopes_panel`) in the one after."""
     T0 = N * N
-    fig, grid = plots.subplots(2, 2, width=4.2, height=2.3)
+    fig, grid = plots.subplots(2, 2, width=4.2, height=2.15)
     axes = list(grid.ravel())
     if slopes is not None:
         slopes_panel(axes[len(recs_by_model) + 1], *slopes)
@@ -48,8 +48,9 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc", slopes: tup
         ax.legend(fontsize=8)
     Hp = PAPER["exp1_H"]
     ax = axes[-1]
-    for i, d in enumerate([4, 6, 8, 10, 12]):
-        ax.plot(Hp, PAPER["exp1"][d], color=plots.COLORS[i % 8], marker="s", mfc="none", ls="--", label=f"d = {d}")
+    for i, d in enumerate([4, 6, 8, 10, 12]):       # colours as in our panels; only the d they lack are labelled
+        ax.plot(Hp, PAPER["exp1"][d], color=plots.COLORS[i % 8], marker="s", mfc="none", ls="--",
+                label=None if d in d_list else f"d = {d}")
         ax.plot(Hp, phi(np.array(Hp) * d + d, 50, 2500), color=plots.COLORS[i % 8], lw=0.8, ls=":")
     ax.axhline(1 / 50, color="#57606a", lw=0.8, ls=":")
     if spot:
@@ -69,7 +70,7 @@ def live_exp23(res: dict, P: dict) -> tuple[dict, dict]:
     panel (official solid, eq. (2) dotted; seed mean and spread), the bounds and the v2 CSVs (N = 50) for their shape;
     returns the seed-mean curves ``({model: (d_h, acc)}, {model: (d, acc)})``."""
     N, T0, H2, H3, dh3 = P["train_N"], P["train_N"] ** 2, P["exp2_H"], P["exp3_H"], P["exp3_dh"]
-    fig, ax = plots.subplots(1, 2, width=3.6, height=2.5)
+    fig, ax = plots.subplots(1, 2, width=3.6, height=2.2)
     out: tuple[dict, dict] = ({}, {})
     for k, (exp, x, by) in enumerate((("exp2", P["exp2_dh"], "d_h"), ("exp3", P["exp3_d"], "d"))):
         for i, v in enumerate(P["variants"]):
@@ -77,7 +78,7 @@ def live_exp23(res: dict, P: dict) -> tuple[dict, dict]:
             y, e = [m[(a,)][0] for a in x], [m[(a,)][1] for a in x]
             out[k][v] = (x, y)
             plots.paper_vs_ours(ax[k], x, y, ours_err=e, label=f"ours, {MODEL_NAME.get(v, v)} model",
-                                color=plots.COLORS[2 * i])
+                                color=plots.COLORS[3 * i])
             ax[k].lines[-1].set_linestyle("-" if i == 0 else ":")
             ax[k].lines[-1].set_marker("o" if i == 0 else "x")
         xs = np.array(x)
@@ -139,7 +140,7 @@ def depth_figure(recs_d: list[dict], recs_line: list[dict], recs_9: list[dict], 
     Fig. 8's shape at the largest d (running accuracy against H) and Fig. 9's (against d_h, with the v2 depth CSV)."""
     from lib.chapters.aot_memorization.claims.depth import FIG9_H, PAPER_DEPTH_DH, PAPER_DEPTH_EXP2, fig9_curve
     N, L, d = P["train_N"], P["depth_L"], max(P["depth_d"])
-    fig, ax = plots.subplots(1, 3, width=2.75, height=2.45)
+    fig, ax = plots.subplots(1, 3, width=2.75, height=2.2)
     plot_depth(ax[0], recs_d, P["depth_d"], P["depth_H"], L, N)
     ax[0].set_title(f"rise with H (N = {N})", fontsize=9)
     Hs = sorted({r["H"] for r in recs_line})
@@ -169,7 +170,7 @@ def depth_figure(recs_d: list[dict], recs_line: list[dict], recs_9: list[dict], 
 def lemma1_probe(norms: np.ndarray, lrs: Sequence[float]) -> None:
     """Lemma 1's probe: the centred-logit norm against the Adam step, the full-support task (solid) and the look-up
     table (dashed), one colour per learning rate (``norms``: [2, len(lrs), steps])."""
-    fig, (ax,) = plots.subplots(1, 1, width=5.0, height=2.5)
+    fig, (ax,) = plots.subplots(1, 1, width=5.0, height=2.1)
     steps = np.arange(1, norms.shape[-1] + 1)
     for j, lr in enumerate(lrs):
         ax.loglog(steps, norms[0, j], color=plots.COLORS[j % 8], lw=1.2, label=f"full support, lr {lr:g}")
@@ -183,7 +184,7 @@ def lemma1_probe(norms: np.ndarray, lrs: Sequence[float]) -> None:
 
 def theorem3_rate(rows: list[dict], rate) -> None:
     """Theorem 3: the AoT's KL against eps log(1/eps) (``rate``) on log-log axes, with a line of slope 1."""
-    fig, (ax,) = plots.subplots(1, 1, width=4.2, height=2.5)
+    fig, (ax,) = plots.subplots(1, 1, width=4.2, height=2.1)
     x = np.array([rate(r["eps"]) for r in rows])
     y = np.array([r["kl_aot"] for r in rows])
     ax.loglog(x, y, **plots.OURS)

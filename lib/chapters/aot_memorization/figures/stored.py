@@ -38,7 +38,7 @@ def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
 
 def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
     """Fig. 1a (seed means, solid) over the v2 CSV (dashed), and Fig. 2b's associations per head, log-log."""
-    fig, ax = plots.subplots(1, 2, width=4.2, height=2.8)
+    fig, ax = plots.subplots(1, 2, width=4.2, height=2.4)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(ds):
         col = cmap(i / max(1, len(ds) - 1))
@@ -103,7 +103,7 @@ def stored_exp23(evs: dict) -> None:
     e2, e3 = evs["exp2"], evs["exp3"]
     if not (e2.points or e3.points):
         return
-    fig, ax = plots.subplots(1, 2, width=4.4, height=2.7)
+    fig, ax = plots.subplots(1, 2, width=4.4, height=2.4)
     _panel(ax[0], e2, "dh", *_exp2_curves(), "head dimension d_h", "Exp. 2 (Fig. 1b): d = 10, H = 20")
     _panel(ax[1], e3, "d", *_exp3_curves(), "embedding dimension d", "Exp. 3 (Fig. 2a): d_h = 10, H = 20")
     ax[1].axvline(10, color="#57606a", lw=0.6)
@@ -132,7 +132,7 @@ def stored_v1(evs: dict) -> None:
     if not ev.complete:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
-    fig, ax = plots.subplots(1, 1, width=5.6, height=3.0)
+    fig, ax = plots.subplots(1, 1, width=5.6, height=2.6)
     cmap = plt.get_cmap("viridis")
     for i, d in enumerate(sorted(v1t)):
         col = cmap(i / (len(v1t) - 1))
@@ -177,7 +177,7 @@ def stored_b1_fig56(evs: dict) -> None:
     if not (e5.complete and e6.complete):
         return
     Hs, csv, m = PAPER["b1_exp1_H"], PAPER["b1_exp1"], mean_over_reps(e5.points, "running_acc", ["d", "H"])
-    fig, ax = plots.subplots(1, 3 if e7.complete else 2, width=2.75 if e7.complete else 3.6, height=2.45)
+    fig, ax = plots.subplots(1, 3 if e7.complete else 2, width=2.75 if e7.complete else 3.6, height=2.25)
     for i, d in enumerate(sorted(csv)):
         ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=plots.COLORS[i], marker="o", ms=3, label=f"d = d_h = {d}")
         ax[0].plot(Hs, csv[d], color=plots.COLORS[i], ls="--", lw=0.8)
@@ -187,7 +187,9 @@ def stored_b1_fig56(evs: dict) -> None:
     _panel(ax[1], e6, "dh", *_b1_fig6_curves(), "head dimension d_h", "Fig. 6 (Exp. 2): d = 50, H = 11",
            models=("official",))
     ax[1].set_ylim(0, 0.7)
-    ax[1].legend(fontsize=8)
+    h, lab = ax[1].get_legend_handles_labels()
+    short = {"paper (v2 CSV)": "v2 CSV", "stored run, official code's model": "stored run"}
+    ax[1].legend(h, [short.get(x, "bound") for x in lab], fontsize=8, loc="upper left")
     seven = ""
     if e7.complete:
         panel_b1_fig7(ax[2], evs)
