@@ -10,12 +10,9 @@ import io
 import textwrap
 
 from lib.chapters.aot_memorization.claims import stored as S
-from lib.core.claims import EXPERIMENT, Claims
+from lib.core.claims import EXPERIMENT, LINE_WIDTH, Claims
 
-# characters of a printed line at the page's text width: an output box is 656 px of text at 1280 px, and a 14 px
-# monospace font sets about 8.4 px a character (78 characters); lib.core.claims.LINE_WIDTH (96) wraps each line a
-# second time in the browser
-WIDTH = 76
+WIDTH = LINE_WIDTH           # characters of a printed line at the page's text width
 
 
 MODEL_ID = {"official": "", "paper": "-eq2"}            # the id suffix of each model's claims (eq. (2)'s: -eq2)
@@ -106,5 +103,5 @@ def prints_verdicts(fn):
             with folded():
                 return fn(C, *args, **kw)
         finally:
-            C.lines(sanity=False, width=WIDTH)
+            C.lines(sanity=False)
     return run
