@@ -9,7 +9,7 @@ echo "[test] ruff (pyflakes F, bugbear B, complexity C901 <= 15) on lib, tests, 
 .venv/bin/ruff check lib tests benchmarks
 export ATR_QUIET=1   # no progress bars inside re-executed chapters
 workers=${ATR_TEST_WORKERS:-2}
-# one group of tests per file (per chapter for the smoke reruns), sent to the workers longest first: tests/conftest.py
-exec .venv/bin/python -m pytest -n "$workers" --dist loadgroup --no-loadscope-reorder --durations=15 \
+# one file to one worker, the files sent longest first (tests/conftest.py)
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder --durations=15 \
   --nbval-lax --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg \
   tests book "$@"

@@ -28,13 +28,12 @@ def _close_figures():
         sys.modules["matplotlib.pyplot"].close("all")
 
 
-# ---- scheduling on the test workers (scripts/test.sh: --dist loadgroup --no-loadscope-reorder) ------------------
-# One group per file (a file's tests share module fixtures, and a notebook's cells run in order in one kernel),
-# except the smoke reruns, one group per chapter. Groups go to the workers longest first, so that the long notebook
-# regressions start at once and the short files fill the gaps (a longest-first schedule on two workers).
-SPLIT_FILES = ("test_smoke_verdicts.py",)
+# ---- scheduling on the test workers (scripts/test.sh: --dist loadfile --no-loadscope-reorder) -------------------
+# One file goes to one worker (a notebook's cells run in order in one kernel, a file's tests share module fixtures).
+# Files go to the workers in the order collected: longest first, so that the long notebook regressions start at once
+# and the short files fill the gaps (a longest-first schedule on two workers).
 # seconds on one thread, measured 2026-11-29 (a hint for the order only; a wrong hint costs time, never a failure)
-COST_HINTS = {"test_evidence.py": 150, "test_site.py": 100, "test_smoke_verdicts.py": 70, "test_fingerprint.py": 75,
+COST_HINTS = {"test_evidence.py": 150, "test_smoke_verdicts.py": 330, "test_site.py": 100, "test_fingerprint.py": 75,
               "test_evidence_replay.py": 75, "test_core_book.py": 50, "test_sweep.py": 40, "test_depthwidth.py": 30}
 
 
@@ -48,16 +47,12 @@ def _notebook_seconds(path: str) -> float:
     return 10.0 + sum(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0 for c in cells)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("dist", "no") != "loadgroup":
+    if getattr(config.option, "dist", "no") != "loadfile":
         return
     cost: dict[str, float] = {}
     for item in items:
-        path = str(item.path)
-        name = item.path.name
-        group = item.nodeid if name in SPLIT_FILES else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
-        if group not in cost:
-            cost[group] = _notebook_seconds(path) if name.endswith(".ipynb") else COST_HINTS.get(name, 1.0)
-    items.sort(key=lambda it: -cost[next(it.iter_markers("xdist_group")).args[0]])   # stable: order in a file kept
+        if item.path not in cost:
+            cost[item.path] = (_notebook_seconds(str(item.path)) if item.path.suffix == ".ipynb"
+                               else COST_HINTS.get(item.path.name, 1.0))
+    items.sort(key=lambda it: -cost[it.path])          # stable: the order within a file is kept

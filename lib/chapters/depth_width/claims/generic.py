@@ -214,5 +214,7 @@ def thm4_n4(C) -> None:
             "three vectors (N = 6) the same count exceeds it: the gap bites from N = 6 on",
             kind=FINDING, paper="Theorem 4's bound at every N", ours=f"two vectors (N = 4): {val4}",
             ok=ok4, criterion="the count with two vectors ≤ thm4_upper at every d_x, L ≤ 12 (exact integers)",
-            control=("the same count with three vectors (N = 6)", *_below_thm4(3)))
+            control=("the same count with three vectors (N = 6)", *_below_thm4(3)),
+            variants=[Variant("the grid extended to d_x ≤ 24 (L ≤ 12)", *_below_thm4(2, 24, 12)),
+                      Variant("the grid extended to L ≤ 13 (d_x ≤ 12)", *_below_thm4(2, 12, 13))])
     C.lines()
