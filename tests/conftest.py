@@ -11,6 +11,8 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 
+from lib.book.fingerprint import executed_meta
+
 # the strategies draw a spec's records and keep those its constraints accept: rejections are by design, and on a
 # loaded 2-core machine Hypothesis's filter and speed health checks failed a property test that passes
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=25, print_blob=True,
@@ -37,22 +39,12 @@ COST_HINTS = {"test_evidence.py": 150, "test_smoke_verdicts.py": 330, "test_site
               "test_evidence_replay.py": 75, "test_core_book.py": 50, "test_sweep.py": 40, "test_depthwidth.py": 30}
 
 
-def _notebook_seconds(path: str) -> float:
-    """The execution time papermill recorded in an executed chapter (its cells' durations), plus the kernel's start."""
-    import json
-    try:
-        cells = json.loads(open(path).read())["cells"]
-    except (OSError, ValueError, KeyError):
-        return 0.0
-    return 10.0 + sum(c.get("metadata", {}).get("papermill", {}).get("duration") or 0.0 for c in cells)
-
-
 def pytest_collection_modifyitems(config, items):
     if getattr(config.option, "dist", "no") != "loadfile":
         return
     cost: dict[str, float] = {}
     for item in items:
         if item.path not in cost:
-            cost[item.path] = (_notebook_seconds(str(item.path)) if item.path.suffix == ".ipynb"
-                               else COST_HINTS.get(item.path.name, 1.0))
+            cost[item.path] = (executed_meta(item.path).get("wall_s", 0.0) if item.path.suffix == ".ipynb"
+                               else COST_HINTS.get(item.path.name, 1.0))   # a chapter: its recorded run time
     items.sort(key=lambda it: -cost[it.path])          # stable: the order within a file is kept
