@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from lib.book import browser  # noqa: E402
+
 JB = ROOT / ".venv" / "bin" / "jupyter-book"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # Appended to a copy of the page; once MathJax has typeset it, writes the measurements into an element's attribute.
 MEASURE = """<script>
@@ -68,17 +69,11 @@ def build(out: Path) -> Path:
 
 def measure(page: Path, width: int, height: int) -> dict:
     """The measurements of ``page`` rendered at ``width``×``height`` with no network."""
-    copy = page.with_name(page.stem + "-site-measure.html")
-    copy.write_text(page.read_text().replace("</body>", MEASURE.replace("SCREEN_H", str(height)) + "</body>", 1))
-    try:
-        r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                            f"--window-size={width},{height}", "--virtual-time-budget=20000", "--dump-dom",
-                            copy.as_uri()], capture_output=True, text=True, timeout=300)
-    finally:
-        copy.unlink()
-    m = re.search(r'id="atr-site-measure" data-m="([^"]*)"', r.stdout)
+    dom = browser.render_with(page, MEASURE.replace("SCREEN_H", str(height)), width, height, budget_ms=20_000,
+                              timeout=300)
+    m = re.search(r'id="atr-site-measure" data-m="([^"]*)"', dom)
     if not m:
-        raise RuntimeError(f"{page.name}: the measuring script did not run\n{r.stderr[-1000:]}")
+        raise RuntimeError(f"{page.name}: the measuring script did not run")
     return json.loads(m.group(1).replace("&quot;", '"'))
 
 
@@ -89,7 +84,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true", help="measure the existing build in --out")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     a = ap.parse_args()
-    if CHROMIUM is None:
+    if browser.CHROMIUM is None:
         sys.exit("chromium is not installed (bash scripts/ensure-chromium.sh)")
     out = (ROOT / a.out).resolve()
     html = out / "_build" / "html" if a.no_build else build(out)

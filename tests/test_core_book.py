@@ -173,3 +173,19 @@ def test_every_judged_claim_survives_or_names_its_variants(chapter):
     bare = [r["id"] for r in recs if r.get("kind") in JUDGED and r["verdict"] != NOT_RUN and not r.get("variants")]
     assert not bare, f"judged without variants: {bare}"
     assert all(r.get("flips") for r in recs if r["verdict"] == FRAGILE)
+
+
+def test_source_block_of_a_decorated_function_names_its_own_file_and_line():
+    import inspect
+
+    from lib.chapters.aot_memorization.claims.common import prints_verdicts   # a decorator defined in another file
+    from lib.core import source
+
+    @prints_verdicts
+    def decorated(C):
+        return C
+
+    html = source.details(decorated)
+    line = inspect.getsourcelines(inspect.unwrap(decorated))[1]
+    assert f"<code>tests/test_core_book.py:{line}</code> · <code>decorated</code>" in html
+    assert "common.py" not in html.split("</summary>")[0]

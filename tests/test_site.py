@@ -9,15 +9,15 @@ shown to fail on a page with the defect injected. Skipped when Chromium is not i
 """
 import html
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from lib.book import browser
 from lib.core.params import ROOT
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = browser.CHROMIUM
 JB = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "jupyter-book"
 
 
@@ -71,17 +71,7 @@ window.addEventListener("load", function () {
 def _render(pages: list[Path], width: int = 1280, height: int = 900) -> dict[Path, str]:
     """The DOM of each page after MathJax ran, in headless Chromium at ``width``×``height`` with no network
     (if allowed)."""
-    cmd = ["unshare", "-n"] if shutil.which("unshare") and subprocess.run(
-        ["unshare", "-n", "true"], capture_output=True).returncode == 0 else []
-    out = {}
-    for page in pages:
-        r = subprocess.run(cmd + [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                  f"--window-size={width},{height}", "--virtual-time-budget=15000", "--dump-dom",
-                                  page.as_uri()],
-                           capture_output=True, text=True, timeout=180)
-        assert r.stdout, r.stderr[-2000:]
-        out[page] = r.stdout
-    return out
+    return {page: browser.render(page, width, height) for page in pages}
 
 
 def math_errors(dom: str) -> list[str]:
@@ -103,12 +93,7 @@ def stray_tex(dom: str) -> list[str]:
 def measured_dom(page: Path, width: int, height: int) -> tuple[str, dict[str, int]]:
     """The DOM of ``page`` rendered at ``width``×``height`` (as :func:`_render`) and its horizontal overflow (px)
     and clipped display equations, from one render."""
-    copy = page.with_name(page.stem + "-measured.html")
-    copy.write_text(page.read_text().replace("</body>", MEASURE + "</body>", 1))
-    try:
-        dom = _render([copy], width, height)[copy]
-    finally:
-        copy.unlink()
+    dom = browser.render_with(page, MEASURE, width, height)
     m = re.search(r'id="atr-measure" data-overflow="(-?\d+)" data-clipped="(\d+)" data-unscrollable="(\d+)"', dom)
     assert m, "the measuring script did not run"
     return dom, {"overflow": int(m.group(1)), "clipped": int(m.group(2)), "unscrollable": int(m.group(3))}

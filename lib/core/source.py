@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def details(*fns: Callable, summary: str = "") -> str:
     """The HTML of one collapsed block holding the sources of ``fns``."""
     parts, where = [], []
-    for fn in fns:
+    for fn in map(inspect.unwrap, fns):          # a decorated function: the file and line of its own definition
         path = Path(inspect.getsourcefile(fn)).resolve().relative_to(ROOT).as_posix()
         line = inspect.getsourcelines(fn)[1]
         where.append(f"<code>{html.escape(path)}:{line}</code> · <code>{html.escape(fn.__name__)}</code>")
