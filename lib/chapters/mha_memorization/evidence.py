@@ -6,18 +6,21 @@ largest subset that fits about one to two CPU-hours, one seed.
 
 * ``fig2a``, ``fig2a-seed1`` (Sec. 5.2, Fig. 2(a)): d = 64, n = 32, d_h = 64, H in {1, 5, ..., 60},
   T in {10k, ..., 40k}, max(50k, 500 epochs) steps; seeds 0 and 1 (the whole official grid).
-* ``fig2b`` (Fig. 2(b)): H = 20, n in {1, 5, ..., 60}, T in {6k, 10k, 18k} (of 6k..18k).
+* ``fig2b`` (Fig. 2(b)): H = 20, n in {1, 5, ..., 60}, T in {6k, 10k, 18k}; ``fig2b-14k``: the official T = 14k
+  it left out.
 * ``fig2c`` (Fig. 2(c), App. A): H = 30, n = 32, d_h in {10, 32, 64} (of 10..64), T = 20k (the least saturated
   T of the grid), 300k steps ("since the optimization is more challenging").
 * ``fig3`` (Fig. 3 / App. H): H = 4 and 8, T on a grid around the paper's capacities 550 and 1300, 300k steps
   with no early stop; each point keeps App. H's saturation statistics. The paper does not say how it searched
   T: the largest T of the grid at 100% is the located capacity, the next one is one step past it.
 * ``fig3-long``: the paper's T at each H (550, 1300) trained 2.5x longer (750k steps), to see whether the 300k
-  protocol stops before the accuracy does (its learning curves still rise when the rate has decayed).
+  protocol stops before the accuracy does (its learning curves still rise when the rate has decayed);
+  ``fig3-long-seed1``: the same two runs on seed 1.
 * ``fig4``, ``fig4-context`` (App. I.1, general position: every example has its own context): the head panel at
   H in {1, 5, 10, 20, 30}, T = 30k, and the context panel at H = 20, n = 1..60, the same T, so that the two
   panels are judged by one criterion at one T.
-* ``fig5`` (App. A, regression, MSE): every H at T = 30k and every n at T = 25k.
+* ``fig5`` (App. A, regression, MSE): every H at T = 30k and every n at T = 25k; ``fig5-rest``: the rest of the
+  official grid (every H at T = 10k..25k, every n at T = 10k..20k).
 
 Costs: probes of 300 to 1000 steps at one thread, evaluation included, in ms per model-step (``MS_STEP_*``, scaled
 by 1.07, the stored Fig. 2(a) run's throughput at H = 20 over the same probe there), times the step budget.
@@ -49,10 +52,15 @@ STEPS_3L, ALONE, MS_STEP_3 = 750_000, 1.96, {4: 1.237, 8: 1.697}
 RECIPE_3L = dict(RECIPE_3, steps=STEPS_3L)
 POINTS_3L = [dict(H=4, T=550, seed=0), dict(H=8, T=1300, seed=0)]
 VERIFY_3L = [dict(H=4, T=550, seed=0)]               # the cheaper unit, whose first 1001 steps a re-training replays
+POINTS_3L1 = [dict(p, seed=SEED1) for p in POINTS_3L]                   # the same runs on a second seed
+VERIFY_3L1 = [dict(VERIFY_3L[0], seed=SEED1)]
 COST_3L = sum(MS_STEP_3.values()) / len(MS_STEP_3) * ALONE * STEPS_3L / 1000     # CPU-s per point, estimated
+COST_3L1 = 4825.6                                   # CPU-s per point, measured by the stored fig3-long (Intel Xeon)
 HEADS_4, T_4 = [1, 5, 10, 20, 30], 30_000            # of the official H = 1..60, T = 30k..130k
 H_4N = 20                                           # the context panel at the head panel's H = 20 point
 T_5H, T_5N = 30_000, 25_000                         # of the official 10k..30k and 10k..25k
+T_B14 = 14_000                                      # the official T that ``fig2b`` left out
+T_5H_REST, T_5N_REST = [10_000, 15_000, 20_000, 25_000], [10_000, 15_000, 20_000]      # the rest of Fig. 5's grid
 PAPER_2A = "d = 64, n = 32, H = 1..60, T = 10k-40k, max(50k, 500 epochs) steps"
 PAPER_B = dict(H=20, n=CONTEXTS, T=[6_000, 10_000, 14_000, 18_000], steps="max(50k, 500 epochs)")
 PAPER_C = dict(H=30, n=32, dh=[10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 64], T=[10_000, 15_000, 20_000],
@@ -92,16 +100,17 @@ POINTS_4 = [dict(panel="H", H=H, n=32, T=T_4, seed=0) for H in HEADS_4]
 POINTS_4N = [dict(panel="n", H=H_4N, n=n, T=T_4, seed=0) for n in CONTEXTS]
 POINTS_5H = [dict(panel="H", H=H, n=32, T=T_5H, seed=0) for H in HEADS]
 POINTS_5N = [dict(panel="n", H=20, n=n, T=T_5N, seed=0) for n in CONTEXTS]
+POINTS_B14 = [dict(H=20, n=n, dh=64, T=T_B14, seed=0) for n in CONTEXTS]
+POINTS_5H_REST = [dict(panel="H", H=H, n=32, T=T, seed=0) for H in HEADS for T in T_5H_REST]
+POINTS_5N_REST = [dict(panel="n", H=20, n=n, T=T, seed=0) for n in CONTEXTS for T in T_5N_REST]
 COST_4 = cpu_s(POINTS_4, MS_STEP_4, "H", RECIPE_4)
 COST_4N = cpu_s(POINTS_4N, MS_STEP_4N, "n", RECIPE_4)
 COST_5 = cpu_s(POINTS_5H, MS_STEP_5H, "H", RECIPE_5) + cpu_s(POINTS_5N, MS_STEP_5N, "n", RECIPE_5)
-# what is left of the official grids of Figs. 4 and 5 at the same measured rates (the `paper` preset runs them)
+COST_5_REST = (cpu_s(POINTS_5H_REST, MS_STEP_5H, "H", RECIPE_5) + cpu_s(POINTS_5N_REST, MS_STEP_5N, "n", RECIPE_5))
+# what is left of the official grid of Fig. 4 at the same measured rates (the GPU sweeps below; `paper` preset)
 LEFT_4 = (cpu_s([dict(H=H, T=T) for H in HEADS for T in range(30_000, 130_001, 20_000)], MS_STEP_4, "H", RECIPE_4)
           - COST_4 + cpu_s([dict(n=n, T=T) for n in CONTEXTS for T in range(20_000, 60_001, 10_000)], MS_STEP_4N, "n",
                            RECIPE_4) - COST_4N)
-LEFT_5 = (cpu_s([dict(H=H, T=T) for H in HEADS for T in range(10_000, 30_001, 5_000)], MS_STEP_5H, "H", RECIPE_5)
-          + cpu_s([dict(n=n, T=T) for n in CONTEXTS for T in range(10_000, 25_001, 5_000)], MS_STEP_5N, "n", RECIPE_5)
-          - COST_5)
 
 
 # the official grids of Fig. 4 in full, on a GPU (`python -m lib evidence mha-memorization <name> --workers 16` on a
@@ -158,6 +167,23 @@ SWEEPS = {
                              "T = 1300 (the paper's T), 750k Adam steps of batch 256 (2.5x App. H's 300k), one seed; "
                              "learning curve and largest softmax weights kept", "d = 64, n = 32, H = 4 (T ≈ 550) and "
                              "8 (T ≈ 1300), 300k steps", prefix=1001), verify=dict(prefix=1001, points=VERIFY_3L)),
+    "fig3-long-seed1": dict(_sweep(POINTS_3L1, ["H"], RECIPE_3L, COST_3L1, 3.0,
+                                   ["fig3-long-plateau", "fig3-long-memorized"],
+                                   "Fig. 3 / App. H trained longer, second seed: d = 64, n = 32, d_h = 64, H = 4 at "
+                                   "T = 550 and H = 8 at T = 1300, 750k Adam steps of batch 256, seed 1; learning curve "
+                                   "and largest softmax weights kept", "d = 64, n = 32, H = 4 (T ≈ 550) and 8 "
+                                   "(T ≈ 1300), 300k steps", prefix=1001), verify=dict(prefix=1001, points=VERIFY_3L1)),
+    "fig2b-14k": _sweep(POINTS_B14, ["H", "n", "dh"], RECIPE_B,
+                        cpu_s(POINTS_B14, MS_STEP_B, "n", RECIPE_B) / len(POINTS_B14), 0.5,
+                        ["fig2b-monotone-paper-scale", "fig2b-n1-paper-scale"],
+                        "Fig. 2(b) at the official T that fig2b left out: d = 64, H = 20, d_h = 64, n = 1..60, "
+                        "T = 14k, official recipe (50k steps), one seed",
+                        "d = 64, H = 20, n = 1..60, T = 6k, 10k, 14k, 18k, max(50k, 500 epochs) steps"),
+    "fig5-rest": _sweep(POINTS_5H_REST + POINTS_5N_REST, ["H", "n"], RECIPE_5,
+                        COST_5_REST / (len(POINTS_5H_REST) + len(POINTS_5N_REST)), 3.5,
+                        ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"],
+                        "Fig. 5, the rest of the official grid (regression, shared context): d = 64, H = 1..60 at "
+                        "n = 32, T = 10k..25k; n = 1..60 at H = 20, T = 10k..20k; official recipe, one seed", PAPER_5),
     "fig4": _sweep(POINTS_4, ["H", "n"], RECIPE_4, COST_4 / len(POINTS_4), 1.3, ["fig4-linear-paper-scale"],
                    "Fig. 4 (per-example contexts, 100 classes): d = 64, n = 32, d_h = 64, H = 1, 5, 10, 20, 30 (of "
                    "1..60), T = 30k (of 30k..130k), 58,593 steps, one seed", PAPER_4),

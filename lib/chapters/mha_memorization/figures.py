@@ -8,7 +8,7 @@ import numpy as np
 
 from lib.chapters.mha_memorization.evidence import T_4 as EV_T4
 from lib.core import plots
-from lib.core.claims import LINE_WIDTH as WIDTH  # characters of a printed line on the page
+from lib.core.claims import LINE_WIDTH  # characters of a printed line on the page
 
 
 def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
@@ -27,7 +27,7 @@ def html_table(header: list[str], rows: list[list], caption: str = "") -> None:
 def folded(summary: str, lines: list[str]) -> None:
     """Display ``lines`` (a printout, wrapped as :func:`say` wraps) folded under ``summary`` (a <details> block)."""
     from IPython.display import Markdown, display
-    body = "\n".join(textwrap.fill(t, WIDTH, subsequent_indent="    ", break_on_hyphens=False) for t in lines)
+    body = "\n".join(textwrap.fill(t, LINE_WIDTH, subsequent_indent="    ", break_on_hyphens=False) for t in lines)
     display(Markdown(f"<details><summary>{html.escape(summary)}</summary>\n\n```text\n{body}\n```\n\n</details>"))
 
 
@@ -198,7 +198,8 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
                    title=f"Fig. 4, per-example, vs {key}")
         else:
             key = "H" if k == "5a" else "n"
-            ax.semilogy(*fig5[key], marker="o")
+            for j, (T, (xs, mse)) in enumerate(fig5[key].items()):
+                ax.semilogy(xs, mse, marker="o", color=plots.COLORS[j % len(plots.COLORS)], label=f"T = {T:,}")
             ax.set(xlabel=key, ylabel="training MSE", title=f"Fig. 5({k[1]}), regression")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
@@ -206,11 +207,13 @@ def paper_scale_panels(fig2b: dict, fig2c: dict, fig4: dict, fig5: dict, gpu: di
 
 
 def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int], total: int,
-                shade: tuple[int, int], long_total: int = 0, long_shade: tuple[int, int] | None = None) -> None:
+                shade: tuple[int, int], long_total: int = 0, long_shade: tuple[int, int] | None = None,
+                long1: dict[int, dict] | None = None) -> None:
     """Fig. 3's training (App. H): training accuracy against steps at each H for every stored T of ``short`` (the
     300k-step fig3 points, the paper's T thick), the paper's T trained longer (``long``: {H: fig3-long point},
-    dashed, once stored), and the learning rate over its peak (dotted, right axis), with the judged window
-    ``shade`` (steps) shaded (:mod:`~lib.chapters.mha_memorization.claims.fig3_converged`)."""
+    dashed black, once stored; ``long1``: the same on seed 1, dashed purple), and the learning rate over its peak (dotted,
+    right axis), with the judged window ``shade`` (steps) shaded
+    (:mod:`~lib.chapters.mha_memorization.claims.fig3_converged`)."""
     from lib.engine.schedules import lr_factors
     Hs = sorted({p["H"] for p in short})
     _, axes = plots.subplots(1, len(Hs), width=4.2, height=2.6)
@@ -222,6 +225,9 @@ def fig3_curves(short: list[dict], long: dict[int, dict], paper_T: dict[int, int
         if H in long:
             s, a = zip(*[(x, y) for x, _, y in long[H]["history"]], strict=True)
             ax.plot(np.array(s) / 1000, a, color="k", ls="--", label=f"T = {paper_T[H]}, long schedule")
+        if H in (long1 or {}):
+            s, a = zip(*[(x, y) for x, _, y in long1[H]["history"]], strict=True)
+            ax.plot(np.array(s) / 1000, a, color="#8250df", ls="--", label=f"T = {paper_T[H]}, long, seed 1")
             if long_shade:
                 ax.axvspan(long_shade[0] / 1000, long_shade[1] / 1000, color="#ddeeff", zorder=0)
         ax.axvspan(shade[0] / 1000, shade[1] / 1000, color="#eeeeee", zorder=0)
@@ -257,8 +263,8 @@ def capacity_figure(rows: list[dict], H: int, n: int, d: int):
 
 
 def say(text: str) -> None:
-    """Print a long line wrapped at :data:`WIDTH` characters (continuation lines indented)."""
-    print(textwrap.fill(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
+    """Print a long line wrapped at :data:`~lib.core.claims.LINE_WIDTH` characters (continuation lines indented)."""
+    print(textwrap.fill(text, LINE_WIDTH, subsequent_indent="    ", break_on_hyphens=False))
 
 
 def construction(P: dict, rng: np.random.Generator, n: int, d: int, rank_rows: list):

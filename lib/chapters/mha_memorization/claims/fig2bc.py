@@ -7,7 +7,7 @@ from __future__ import annotations
 from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization.claims.fig2a import SATURATED, increasing, majority, reversed_verdict
-from lib.chapters.mha_memorization.claims.paper_scale import (CHAPTER, CRITERIA, GAIN, STATEMENTS, above,
+from lib.chapters.mha_memorization.claims.paper_scale import (CHAPTER, CRITERIA, GAIN, STATEMENTS, above, extended,
                                                               mono_variants, pending, series)
 from lib.core import robust
 from lib.core.claims import EXPERIMENT, NOT_RUN, SANITY, Claims, Control, Scale
@@ -31,7 +31,9 @@ def report_fig2b(C: Claims) -> dict:
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
-    cur4 = {T: above(ev.points, "n", T=T) for T in sorted({p["T"] for p in ev.points})}
+    points, note = extended(ev, "fig2b-14k")
+    print(store.load(CHAPTER, "fig2b-14k").label + (f"\n{note}" if note else ""))
+    cur4 = {T: above(points, "n", T=T) for T in sorted({p["T"] for p in points})}
     cur = {T: (xs, m, a) for T, (xs, m, a, _) in cur4.items()}
     sc = Scale(ours=f"n = 1..60 at T = {', '.join(f'{T:,}' for T in cur)}, one seed", paper=sw["paper"])
     C.check("fig2b-monotone-paper-scale", STATEMENTS["fig2b-monotone-paper-scale"][0], paper="monotone in n",
@@ -43,7 +45,7 @@ def report_fig2b(C: Claims) -> dict:
             control=Control("the same counts in the reversed order of n (a model whose memorization falls with n), the "
                             "same criterion", passed=all(increasing(m[::-1], a[::-1], SATURATED) for _, m, a in cur.values()),
                             value="; ".join(f"T={T}: {reversed_verdict(m, a)}" for T, (_, m, a) in cur.items())))
-    n1 = [(p["best_acc"], majority(1, p["H"], p["T"], p["seed"])) for p in ev.points if p["n"] == 1]
+    n1 = [(p["best_acc"], majority(1, p["H"], p["T"], p["seed"])) for p in points if p["n"] == 1]
     C.check("fig2b-n1-paper-scale", STATEMENTS["fig2b-n1-paper-scale"][0], paper="capacity 1 at n = 1", kind=SANITY,
             ours=", ".join(f"{a:.4f} ≤ {f:.4f}" for a, f in n1), ok=all(a <= f + 1e-9 for a, f in n1), stable=True,
             criterion=CRITERIA["fig2b-n1-paper-scale"])
