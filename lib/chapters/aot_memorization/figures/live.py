@@ -43,9 +43,9 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc", slopes: tup
             plots.paper_vs_ours(ax, H_list, y, ours_err=e, label=f"d = d_h = {d}", color=plots.COLORS[i % 8])
             ax.plot(H_list, phi(np.array(H_list) * d + d, N, T0), color=plots.COLORS[i % 8], lw=0.8, ls=":")
         ax.axhline(1 / N, color="#57606a", lw=0.8, ls=":")
-        ax.set(xlabel="heads H", ylabel="accuracy", ylim=(0, 1.05))
+        ax.set(xlabel="heads H", ylabel="accuracy", ylim=(0, 1.3), yticks=[0, 0.25, 0.5, 0.75, 1])
         ax.set_title(f"ours, {model} model (N = {N})", fontsize=9)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", ncol=len(d_list), handlelength=1.2, columnspacing=0.8)  # above 1
     Hp = PAPER["exp1_H"]
     ax = axes[-1]
     for i, d in enumerate([4, 6, 8, 10, 12]):       # colours as in our panels; only the d they lack are labelled
@@ -59,9 +59,9 @@ def fig1a(recs_by_model: dict, N, d_list, H_list, key="running_acc", slopes: tup
                 label="ours, d = 10: running")
         ax.plot(xs, [r["table_acc"] for r in spot], color=plots.COLORS[3], marker="^", ls="none", ms=6,
                 label="ours, d = 10: full table")
-    ax.set(xlabel="heads H", ylim=(0, 1.05))
+    ax.set(xlabel="heads H", ylim=(0, 1.5 if spot else 1.3), yticks=[0, 0.25, 0.5, 0.75, 1])
     ax.set_title("v2 CSV, N = 50" + (" (filled: our spot check)" if spot else ""), fontsize=9)
-    ax.legend(fontsize=8, ncol=2 if spot else 1)
+    ax.legend(fontsize=8, loc="upper left", ncol=2, handlelength=1.2, columnspacing=0.8)        # above accuracy 1
     return fig
 
 

@@ -36,17 +36,25 @@ def _table(ev, x: str, paper: dict, bound: dict, models=S.MODELS) -> None:
     print(f"{'bound':>14} " + " ".join(f"{bound[k]:6.3f}" for k in xs))
 
 
+def d_colours(fig, ax, ds: list[int]):
+    """One viridis colour per d = d_h, keyed by a colour bar beside ``ax`` (eleven curves: a legend would cover
+    them); returns d -> colour."""
+    norm = plt.Normalize(min(ds), max(ds))
+    cmap = plt.get_cmap("viridis")
+    fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="d = d_h", ticks=ds[::2], pad=0.02,
+                 fraction=0.05)
+    return lambda d: cmap(norm(d))
+
+
 def _exp1_figure(m: dict, ds: list[int], Hs: list[int], slopes: dict, pslopes: dict) -> None:
     """Fig. 1a (seed means, solid) over the v2 CSV (dashed), and Fig. 2b's associations per head, log-log."""
     fig, ax = plots.subplots(1, 2, width=4.2, height=2.4)
-    cmap = plt.get_cmap("viridis")
-    for i, d in enumerate(ds):
-        col = cmap(i / max(1, len(ds) - 1))
-        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
-        ax[0].plot(Hs, PAPER["exp1"][d], color=col, ls="--", lw=0.8)
+    col = d_colours(fig, ax[0], ds)
+    for d in ds:
+        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col(d), marker="o", ms=3)
+        ax[0].plot(Hs, PAPER["exp1"][d], color=col(d), ls="--", lw=0.8)
     ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
     ax[0].set_title("Exp. 1 (Fig. 1a), N = 50", fontsize=9)
-    ax[0].legend(fontsize=8, ncol=2, handlelength=1.2, columnspacing=0.8)
     sd = sorted(slopes)
     ax[1].loglog(sd, [slopes[d] * 2500 / (1 - 1 / 50) for d in sd], **dict(plots.OURS, label="stored run"))
     ax[1].loglog(sorted(pslopes), [pslopes[d] * 2500 / (1 - 1 / 50) for d in sorted(pslopes)], **dict(plots.PAPER, label="v2 CSV"))
@@ -133,14 +141,12 @@ def stored_v1(evs: dict) -> None:
         return
     m = mean_over_reps(ev.points, "running_acc", ["d", "H"])
     fig, ax = plots.subplots(1, 1, width=5.6, height=2.6)
-    cmap = plt.get_cmap("viridis")
-    for i, d in enumerate(sorted(v1t)):
-        col = cmap(i / (len(v1t) - 1))
-        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col, marker="o", ms=3, label=f"d = {d}")
-        ax[0].plot(Hs[: len(v1t[d])], v1t[d], color=col, ls="--", lw=0.8)
+    col = d_colours(fig, ax[0], sorted(v1t))
+    for d in sorted(v1t):
+        ax[0].plot(Hs, [m[(d, H)][0] for H in Hs], color=col(d), marker="o", ms=3)
+        ax[0].plot(Hs[: len(v1t[d])], v1t[d], color=col(d), ls="--", lw=0.8)
     ax[0].set(xlabel="heads H", ylabel="running accuracy", ylim=(0, 1.05))
     ax[0].set_title("v1's protocol, N = 50", fontsize=9)
-    ax[0].legend(fontsize=8, ncol=3, handlelength=1.2, columnspacing=0.8)
     plots.show(fig, "v1's training protocol (constant learning rate 1e-3, 10k steps of batch 1024, one seed), stored "
                "sweep `v1`: running accuracy against H for d = d_h = 3..13 (solid) over v1's own CSV (dashed). If "
                "v1's text described how its figure was made, the two would coincide.", "fig-aot-stored-v1")
