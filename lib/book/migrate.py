@@ -281,6 +281,11 @@ def seed_spread(points: list[dict], p: dict, field: str) -> float:
     return max(vals) - min(vals) if len(vals) >= 2 else 0.0
 
 
+def declared(chapter: str, name: str) -> dict[str, float]:
+    """The sweep's declared tolerances, {result field: absolute tolerance} (``verify["fields"]``)."""
+    return (E.sweeps(chapter)[name].get("verify") or {}).get("fields", {})
+
+
 def tolerances(chapter: str, name: str, rows: list[tuple], root: Path | None = None) -> list[float]:
     """The tolerance of each re-trained ``(point, field, stored, today)`` row of :func:`retrain` whose field has
     one. On the CPU kind every session of the stored run ran on, the sweep's declared tolerance. On another kind a
@@ -288,7 +293,7 @@ def tolerances(chapter: str, name: str, rows: list[tuple], root: Path | None = N
     result lands anywhere in the seeds' spread: the tolerance is the larger of the declared one and the spread of
     the stored replicates of that point (:func:`seed_spread`). The trajectory replay still compares the first
     steps within :data:`RTOL_OTHER_CPU`, so a change of code is caught there."""
-    tol = (E.sweeps(chapter)[name].get("verify") or {}).get("fields", {})
+    tol = declared(chapter, name)
     man = E.read_manifest(chapter, name, root) or {}
     if _same_kind(man, E.machine()["cpu_kind"]):
         return [tol[f] for _, f, _, _ in rows if f in tol]
@@ -298,8 +303,7 @@ def tolerances(chapter: str, name: str, rows: list[tuple], root: Path | None = N
 
 def beyond_tolerance(chapter: str, name: str, rows: list[tuple], root: Path | None = None) -> list[tuple]:
     """The rows of :func:`retrain` whose field has a tolerance (:func:`tolerances`) and exceeds it, each with it."""
-    tol = (E.sweeps(chapter)[name].get("verify") or {}).get("fields", {})
-    judged = [r for r in rows if r[1] in tol]
+    judged = [r for r in rows if r[1] in declared(chapter, name)]
     return [(*r, t) for r, t in zip(judged, tolerances(chapter, name, rows, root), strict=True)
             if abs(float(r[3]) - float(r[2])) > t]
 

@@ -103,6 +103,7 @@ POINTS_5N = [dict(panel="n", H=20, n=n, T=T_5N, seed=0) for n in CONTEXTS]
 POINTS_B14 = [dict(H=20, n=n, dh=64, T=T_B14, seed=0) for n in CONTEXTS]
 POINTS_5H_REST = [dict(panel="H", H=H, n=32, T=T, seed=0) for H in HEADS for T in T_5H_REST]
 POINTS_5N_REST = [dict(panel="n", H=20, n=n, T=T, seed=0) for n in CONTEXTS for T in T_5N_REST]
+VERIFY_5_REST = [POINTS_5H_REST[0]]                 # the first (and cheapest) unit: a reference once it is stored
 COST_4 = cpu_s(POINTS_4, MS_STEP_4, "H", RECIPE_4)
 COST_4N = cpu_s(POINTS_4N, MS_STEP_4N, "n", RECIPE_4)
 COST_5 = cpu_s(POINTS_5H, MS_STEP_5H, "H", RECIPE_5) + cpu_s(POINTS_5N, MS_STEP_5N, "n", RECIPE_5)
@@ -179,11 +180,12 @@ SWEEPS = {
                         "Fig. 2(b) at the official T that fig2b left out: d = 64, H = 20, d_h = 64, n = 1..60, "
                         "T = 14k, official recipe (50k steps), one seed",
                         "d = 64, H = 20, n = 1..60, T = 6k, 10k, 14k, 18k, max(50k, 500 epochs) steps"),
-    "fig5-rest": _sweep(POINTS_5H_REST + POINTS_5N_REST, ["H", "n"], RECIPE_5,
-                        COST_5_REST / (len(POINTS_5H_REST) + len(POINTS_5N_REST)), 3.5,
-                        ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"],
-                        "Fig. 5, the rest of the official grid (regression, shared context): d = 64, H = 1..60 at "
-                        "n = 32, T = 10k..25k; n = 1..60 at H = 20, T = 10k..20k; official recipe, one seed", PAPER_5),
+    "fig5-rest": dict(_sweep(POINTS_5H_REST + POINTS_5N_REST, ["H", "n"], RECIPE_5,
+                             COST_5_REST / (len(POINTS_5H_REST) + len(POINTS_5N_REST)), 3.5,
+                             ["fig5a-monotone-paper-scale", "fig5b-monotone-paper-scale", "fig5b-n1-paper-scale"],
+                             "Fig. 5, the rest of the official grid (regression, shared context): d = 64, H = 1..60 at "
+                             "n = 32, T = 10k..25k; n = 1..60 at H = 20, T = 10k..20k; official recipe, one seed",
+                             PAPER_5), verify=dict(prefix=501, points=VERIFY_5_REST)),
     "fig4": _sweep(POINTS_4, ["H", "n"], RECIPE_4, COST_4 / len(POINTS_4), 1.3, ["fig4-linear-paper-scale"],
                    "Fig. 4 (per-example contexts, 100 classes): d = 64, n = 32, d_h = 64, H = 1, 5, 10, 20, 30 (of "
                    "1..60), T = 30k (of 30k..130k), 58,593 steps, one seed", PAPER_4),
