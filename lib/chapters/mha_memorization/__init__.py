@@ -33,7 +33,7 @@ ERRATA = {
     "appj-GP-test": ("gap", "The general-position test of Tables 1 and 3 (k = d subsets, float32 rank tolerance, 99% "
                             "rule) also rejects i.i.d. Gaussian vectors, so a ✗ by that rule alone does not show a lack "
                             "of general position (the official Table 1 ranks, 472/717/313 of 768, do show it there)."),
-    "fig3-paper-capacity": ("error", "By App. H's own protocol (300k steps, one seed) the paper's T = 550 (H = 4) and "
-                                     "T = 1300 (H = 8) are not memorized perfectly; the largest memorized T of the "
-                                     "grid is lower."),
 }
+# Not an erratum: fig3-paper-capacity (the paper's T not memorized within 300k steps by our one-seed re-run). Our
+# batching and seed differ from the official code's (claims.fig3.batching_note), and the same T is memorized given a
+# longer schedule (fig3-long-memorized): a re-run that did not reproduce, not an error shown in the paper.

@@ -379,7 +379,7 @@ def gd_summary(gd: dict, P: dict) -> None:
 
 def saturation_table(sat: dict | None, theta_con: np.ndarray) -> None:
     """App. H's statistics of the book-scale saturation runs beside the construction's (Markdown; nothing without
-    the runs)."""
+    the runs), followed by where the claims read them (``sat["note"]``, :func:`~.claims.fig3.book_T_note`)."""
     if not sat:
         return
     from IPython.display import Markdown, display
@@ -389,7 +389,7 @@ def saturation_table(sat: dict | None, theta_con: np.ndarray) -> None:
     display(Markdown("| H | T | steps | train acc. | saturated pairs | examples with a free head | with a saturated and a "
                      "free head | saturated pairs at init |\n|---|---|---|---|---|---|---|---|\n" + rows_md +
                      f"\n| construction ({theta_con.shape[1]} heads) | {theta_con.shape[0]} | – | 1 | {con['pairs']:.2f} | "
-                     f"{con['free']:.2f} | {con['both']:.2f} | – |"))
+                     f"{con['free']:.2f} | {con['both']:.2f} | – |" + (f"\n\n{sat['note']}" if sat.get("note") else "")))
 
 
 def saturation_book(gd: dict, P: dict):

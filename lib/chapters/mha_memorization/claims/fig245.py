@@ -54,7 +54,8 @@ def report_fig2a_seed1(C: Claims) -> dict:
     gap = max(abs(a - b) for T in c1 for a, b in zip(c0[T][1], c1[T][1], strict=True))
     sc = Scale(ours=f"all {ev.total} points of the paper's grid, seed 1 next to seed 0", paper=sw["paper"])
     C.check("fig2a-seeds-paper-scale", STATEMENTS["fig2a-seeds-paper-scale"][0], paper="increasing",
-            ours="; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in c[2]) for T, c in c1.items())
+            ours="counts memorized (accuracy · T, chance included): "
+                 + "; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in c[2]) for T, c in c1.items())
             + f"; largest |accuracy seed 1 − seed 0| {gap:.4f}",
             ok=all(increasing(c[2], c[1], SATURATED) for c in c1.values()), kind=EXPERIMENT, stable=False, scale=sc,
             criterion=CRITERIA["fig2a-seeds-paper-scale"],

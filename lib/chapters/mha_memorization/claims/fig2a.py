@@ -337,7 +337,7 @@ def judge(C: Claims, seeds: dict[int, list[dict]], total: int, paper: str, which
     if len(seeds) > 1:
         mvar += robust.each(lambda pts: mono(above_curves({0: pts})), seeds, "seed")
     C.check(ids[1], "Fig. 2(a) at paper scale: memorization increases with H at every T", paper="increasing",
-            ours="counts above chance: " + "; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in m)
+            ours="counts above chance ((accuracy − majority-class fraction) · T): " + "; ".join(f"T={T}: " + " ".join(f"{x:.0f}" for x in m)
                                                      for T, (_, _, m, _) in cur.items()),
             ok=mono(cur)[0], kind=EXPERIMENT, scale=scale,
             stable=False, criterion=f"{INCREASING_CRITERION} (widened after the run: the first version, exempting only "

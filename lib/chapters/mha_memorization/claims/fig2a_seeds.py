@@ -68,6 +68,20 @@ def onset_judge(cur: dict, h_min: int = H_MIN, level: float = SATURATED, r2_min:
     return bool(ok) and all(ok), "; ".join(out) or "no T with 3 points"
 
 
+def margins(seeds: dict[int, list[dict]]) -> dict[tuple[int, int], float]:
+    """{(seed, T): R² of the line − R² of a H² + b} on the points :func:`onset_judge` judges by default (H ≥ H_MIN,
+    accuracy ≤ SATURATED, counts above chance), for ``seeds`` ({seed: points}): how far the line's win is from a tie."""
+    out = {}
+    for s, pts in seeds.items():
+        cur = above_curves({0: pts})
+        for T in cur:
+            xy = _fit(cur, T, H_MIN, SATURATED, False)
+            if xy is not None:
+                x, y = np.array(xy[0], float), np.array(xy[1], float)
+                out[(s, T)] = r2(x, y) - r2(x ** 2, y)
+    return out
+
+
 def both(seeds: dict[int, dict], **kw) -> tuple[bool, str]:
     """:func:`onset_judge` on every seed ({seed: curves}); holds only if it holds on each."""
     r = {s: onset_judge(c, **kw) for s, c in seeds.items()}

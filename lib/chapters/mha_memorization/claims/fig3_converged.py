@@ -247,7 +247,7 @@ def one_free_majority(C: Claims, rows: dict[int, dict], sc: Scale, seed1: dict[i
     examples have at least one non-saturated head" printed: a saturated and a free head (the criterion), at least
     one free head (the literal reading), most heads saturated and one free (the majority reading). Control: the same
     models at initialisation. ``seed1``: the seed-1 points ({} while not stored), a variant of both."""
-    from lib.chapters.mha_memorization.claims.fig3 import _sat_stats
+    from lib.chapters.mha_memorization.claims.fig3 import HALF_READING, _sat_stats
     st = lambda t=thr, key="max_weight", r_=rows: {H: _sat_stats(np.array(r[key]), t)            # noqa: E731
                                                    for H, r in r_.items()}
     val = lambda d, k: "; ".join(f"H={H}: {v[k]:.2f}" for H, v in d.items())                  # noqa: E731
@@ -275,6 +275,7 @@ def one_free_majority(C: Claims, rows: dict[int, dict], sc: Scale, seed1: dict[i
     C.check("fig3-long-majority", LONG_CLAIMS["fig3-long-majority"], paper="majority / 'significant number'",
             kind=EXPERIMENT, stable=False, scale=sc, ours=val3(S, "pairs"), ok=maj(S)[0],
             variants=robust.rejudge(lambda t: maj(st(t)), {f"saturated read as weight > {t:g}": t for t in readings_})
+            + robust.rejudge(lambda d: (all(v["half"] > 0.5 for v in d.values()), val3(d, "half")), {HALF_READING: S})
             + robust.rejudge(lambda r: maj(st(r_=r)), {"seed 1 (fig3-long-seed1)": seed1} if seed1 else {}),
             criterion=f"fraction of (example, head) pairs with largest softmax weight > {thr} is > 0.5 at both H "
                       "(fig3-paper-majority's criterion)",
@@ -295,12 +296,42 @@ def report(C: Claims, points: list[dict], located: dict[int, int | None]) -> dic
     return long
 
 
+def length_text(C: Claims) -> str:
+    """Whether longer training raises the saturated fraction, at each scale, from the stored numbers: at book scale
+    ``fig3-length``'s values and verdict; at the paper's scale the saturated pairs of the paper's T after 300k steps
+    (sweep fig3) and after the long schedule (fig3-long), each change set against fig3-length's rise of
+    :data:`~.fig3.LENGTH_RISE`."""
+    from lib.chapters.mha_memorization.claims.fig3 import LENGTH_RISE, _fig3_points, _sat_stats
+    from lib.core.claims import NOT_RUN
+    c = C.claims.get("fig3-length")
+    book = (f"at book scale, the saturated fraction over the training budgets is {c.ours} (`fig3-length`, a rise of at "
+            f"least {LENGTH_RISE:g} in some run: {c.verdict})" if c is not None and c.verdict != NOT_RUN else
+            "at book scale it is not measured (`fig3-length` not run)")
+    short, (_, long) = at(_fig3_points(), PAPER_T), long_stored()
+    both = [H for H in PAPER_T if H in short and H in long]
+    if not both:
+        return f"Whether longer training raises the saturated fraction: {book}; at the paper's scale it is not measured " \
+               "yet (the 300k-step and the long runs of the paper's T are not both stored)."
+    pair = {H: (_sat_stats(np.array(short[H]["max_weight"]))["pairs"], _sat_stats(np.array(long[H]["max_weight"]))["pairs"])
+            for H in both}
+    up = [H for H, (a, b) in pair.items() if b - a >= LENGTH_RISE]
+    down = [H for H, (a, b) in pair.items() if b - a <= -LENGTH_RISE]
+    verdict = ("it rises by at least that at every H" if len(up) == len(both) else
+               f"it rises by at least that at H = {', '.join(map(str, up))} only" if up else
+               f"it falls by at least that at H = {', '.join(map(str, down))}" if down else
+               f"it changes by less than {LENGTH_RISE:g} at every H")
+    return (f"Whether longer training raises the saturated fraction: {book}; at the paper's scale, the paper's T after "
+            f"300k and after {LONG_STEPS // 1000}k steps has saturated pairs " + ", ".join(
+                f"H = {H}: {a:.3f} → {b:.3f} ({b - a:+.3f})" for H, (a, b) in pair.items())
+            + f", so against fig3-length's rise of {LENGTH_RISE:g} {verdict} (one seed).")
+
+
 def reconcile_text(C: Claims) -> str:
     """Fig. 3's sentence of :func:`~lib.chapters.mha_memorization.claims.reconcile.reconcile`, from the verdicts."""
     from lib.core.claims import NOT_RUN
     v = lambda i: C.claims[i].verdict if i in C.claims else NOT_RUN                      # noqa: E731
-    out = ("Trained heads saturate more with longer training (`fig3-length`), at both scales; the saturated majority "
-           f"and the free head are judged at both (book: {v('fig3-majority')}, {v('fig3-one-free')}; paper scale: "
+    out = (length_text(C) + " The saturated majority "
+           f"and the free head are judged at both scales (book: {v('fig3-majority')}, {v('fig3-one-free')}; paper scale: "
            f"{v('fig3-paper-majority')}, {v('fig3-paper-one-free')}). At the paper's scale, whether the paper's T is "
            f"memorized within the protocol's 300k steps is `fig3-paper-capacity` ({v('fig3-paper-capacity')}), and whether those "
            f"steps reach convergence is judged from the learning curves (`fig3-paper-converged`: "

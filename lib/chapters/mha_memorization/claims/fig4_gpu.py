@@ -17,6 +17,7 @@ from lib.core.claims import Claims, Control, Scale
 from lib.engine.sweep import point_key
 
 TOL_MACHINES = 0.01     # fig4-gpu-reproduces-cpu: largest |accuracy GPU − CPU| at a shared point
+TIE_R2 = 0.005          # the note's reading of the head panel: two fits whose R² differ by less are not distinguished
 
 
 def complete_panels(ev: store.Evidence, x: str, size: int = 8) -> dict[int, tuple[list, list, list, list]]:
@@ -132,20 +133,48 @@ def report_fig4_gpu(C: Claims, fig2b: dict) -> dict:
     return out
 
 
+def shape_text(cur: dict, tie: float = TIE_R2) -> str:
+    """The head panel's shape, line against a H² + b, with the chance floor fitted and dropped (the points of
+    :func:`~.fig2a.line_judge`: accuracy ≤ SATURATED; the floor: accuracy < FLOOR × the majority class): at every T
+    the two R², and whether they differ by at least ``tie``."""
+    from lib.chapters.mha_memorization.claims.fig2a import FLOOR
+    out = []
+    for floor, what in ((True, "with the chance floor fitted"), (False, "with the chance floor dropped")):
+        fits = {}
+        for T, (Hs, acc, mem, ch) in cur.items():
+            k = [j for j, a in enumerate(acc) if a <= SATURATED and (floor or a >= FLOOR * ch[j])]
+            if len(k) >= 3:
+                x, y = [Hs[j] for j in k], [mem[j] for j in k]
+                fits[T] = (r2(x, y), r2([h * h for h in x], y))
+        if not fits:
+            continue
+        d = [q - lin for lin, q in fits.values()]
+        shape = ("a H² + b fits better than a line" if all(v >= tie for v in d) else
+                 "a line fits better than a H² + b" if all(v <= -tie for v in d) else
+                 "the line and a H² + b are not distinguishable" if all(abs(v) < tie for v in d) else
+                 "neither fit is better at every T")
+        out.append(f"{what}, {shape} (R² line against a H² + b: " + ", ".join(
+            f"{lin:.3f} against {q:.3f} at T = {T:,}" for T, (lin, q) in fits.items()) + ")")
+    return (f"Reading two fits whose R² differ by less than {tie:g} as not distinguishable: " + "; ".join(out)
+            if out else "")
+
+
 def fig4_gpu_note(C: Claims, gpu: dict) -> str:
     """Markdown: what the official grid adds to the CPU subset (the head panel's shape at every H, the machines'
     agreement), from :func:`report_fig4_gpu`'s panels; '' while nothing is judged."""
     cur, i = gpu.get("H") or {}, "fig4-linear-gpu"
     if not cur or C.claims[i].verdict == "not run at this preset":
         return ""
-    rows = []
+    rows, rising = [], True
     for T, (Hs, acc, mem, _) in cur.items():
         k = [j for j, a in enumerate(acc) if a <= SATURATED]
         per = [(mem[b] - mem[a]) / (Hs[b] - Hs[a]) for a, b in zip(k, k[1:], strict=False)]
+        rising &= all(q > p for p, q in zip(per, per[1:], strict=False))
         rows.append(f"T = {T:,}: " + ", ".join(f"{p:.0f}" for p in per)
                     + f" per added head between H = {', '.join(str(Hs[j]) for j in k)}")
     out = ("**Fig. 4 on the official grid (GPU).** Every H of the paper at the official T a lease reached: the count "
-           "above chance gains more per head as H grows (" + "; ".join(rows) + "), a convex curve rather than a line. ")
+           f"above chance gains {'more per head as H grows' if rising else 'per head'} (" + "; ".join(rows) + "). "
+           + shape_text(cur) + ". ")
     c = C.claims[i]
     if c.flips:
         out += f"The line criterion fails as declared; it holds under: {'; '.join(c.flips)}. "

@@ -92,7 +92,8 @@ def gd_scale(P: dict, kind: str) -> Scale:
     steps = P["gd_dh_steps"] if kind in ("dh", "saturation") else P["gd_steps"]
     ours = f"d={P['gd_d']}, n={P['gd_n']}, {steps} full-batch steps, {P['gd_seeds']} seed(s)"
     return Scale(ours=ours, paper=PAPER_SCALE[kind], enough=steps >= MIN_STEPS,
-                 why=f"{steps} < {MIN_STEPS} full-batch steps do not train the layer to its capacity")
+                 why="" if steps >= MIN_STEPS else
+                 f"{steps} < {MIN_STEPS} full-batch steps do not train the layer to its capacity")
 
 
 def budget(P: dict, T: int) -> int:
