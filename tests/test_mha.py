@@ -426,8 +426,9 @@ def test_fig3_paper_claims_judge_the_stored_rows():
         assert not got[k].control["passed"]
     assert "700" in got["fig3-paper-majority"].ours                 # the run one grid step past T* is printed
     assert "H=4, T=700: 0.930" in got["fig3-paper-capacity"].control["value"]
-    got, _ = judge(sat_frac=0.45)                                   # below half saturated: majority fails
-    assert got["fig3-paper-majority"].verdict == claims.FAILS
+    got, _ = judge(sat_frac=0.45)                                   # below half the pairs saturated: majority fails,
+    assert got["fig3-paper-majority"].base == claims.FAILS          # but not under App. H's text reading (most
+    assert got["fig3-paper-majority"].verdict == claims.FRAGILE     # examples with at least half their heads saturated)
     assert got["fig3-paper-one-free"].verdict == claims.HOLDS      # every example still has both kinds of head
     got, _ = judge(sat_frac=0.0)                                    # nothing saturated: one-free fails too,
     assert got["fig3-paper-one-free"].base == claims.FAILS          # but not under the literal reading (a free head)
