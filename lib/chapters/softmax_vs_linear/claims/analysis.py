@@ -106,32 +106,69 @@ def counter(C: Claims, R: int, cnts: dict, guaranteed: list, plain: list, p_c: f
     C.lines()
 
 
+HYPOTHESIS = ("Introduction (a hypothesis): 'there exist some datasets that can only be effectively classified using softmax "
+              "attention, while linear attention proves inadequate'; Theorems 1.1–1.2 quantify existentially")
+
+
+def _norms(vals) -> str:
+    """Row norms for a verdict value: NaN (a linear row summing to 0) reads "undefined"."""
+    return "[" + ", ".join("undefined" if math.isnan(v) else f"{v:.4f}" for v in vals) + "]"
+
+
+def signed_reading_judge(data):
+    """A variant of counter-signed-*: the count criterion (``ok_counts``) together with every row that must stay silent
+    below τ, for D0 built by another reading: ``(ok_counts, d0 norms per n, D1's largest other-row norm per n, τ per
+    n, s)``. A NaN norm (the linear map undefined on D0) fails. The needle row of D1 is s 0/1 entries (the closed forms),
+    so a neuron fires on it iff its s signs are +1 at every τ in (s − 2, s): the counts hold at any such τ."""
+    ok_counts, d0, d1_rest, taus, s_ = data
+    ok = bool(ok_counts and all(v < t for v, t in zip(d0, taus, strict=True))
+              and all(v < t and s_ - 2 < t < s_ for v, t in zip(d1_rest, taus, strict=True)))
+    return ok, f"max D0 ||c||_1 {_norms(d0)} against τ {[round(t, 4) for t in taus]}"
+
+
 def signed(C: Claims, R: int, signed: dict) -> None:
     """counter-signed-self, counter-signed-cross: linear attention with the O(1) signed X separates with the exact
-    probability at every n (control: the paper's X)."""
+    probability at every n (control: the paper's X). Variants: halves of the models, the 3 sd band, and D0 built by each
+    reading the text leaves open (``r["d0"]``: ``{reading: [largest D0 row norm per n]}``), at the claim's τ and at the
+    window's low edge τ_lo (``r["tau_lo"]``). A reading changes D0 only: where every D0 row stays below τ the network is
+    silent on D0 for every readout under it too, so the counts are the same; where one does not, the variant fails."""
     for name, r in signed.items():
         def fits(counts, r=r):
             return bool(r["exact"] < 1e-12 and all(sl_mc.binom_ok(c, R, r["p"]) for c in counts))
+        ok = fits(r["cnt"])
+        taus = {"": [r["tau"]] * len(r["tau_lo"]), ", τ at the window's low edge τ_lo": r["tau_lo"]}
+        reading_vars = rejudge(signed_reading_judge, {
+            f"D0 reading '{rd}'{at}": (ok, d0, r["d1_rest"], t, r["s"]) for rd, d0 in r["d0"].items() for at, t in taus.items()
+            if not (rd.endswith("(ours)") and not at)})
         C.check(f"counter-signed-{name}", f"Linear attention with the O(1) signed X of Section 5.3 and the softmax network's W and τ separates the "
-                f"{name}-attention datasets at every n, with probability exactly 1 − (1 − 2^-{r['s']})^m (our finding: the stronger reading of the theorem is false)",
-                kind=FINDING, paper="the paper: 'F_lin cannot distinguish' (for its own X)",
+                f"{name}-attention datasets (our reconstruction) at every n, with probability exactly 1 − (1 − 2^-{r['s']})^m (our finding: these "
+                "datasets do not show the introduction's hypothesis; the theorems, which quantify existentially, are not contradicted)",
+                kind=FINDING, paper=HYPOTHESIS,
                 ours=f"{sum(sl_mc.binom_ok(c, R, r['p']) for c in r['cnt'])}/{len(r['cnt'])} values of n agree; closed forms to {r['exact']:.0e}",
-                ok=fits(r["cnt"]), criterion="closed forms ≤ 1e-12; each count within 4 sd + 1 of R(1 − (1 − 2^-s)^m)", stable=False,
+                ok=ok, criterion="closed forms ≤ 1e-12; each count within 4 sd + 1 of R(1 − (1 − 2^-s)^m)", stable=False,
                 control=("the paper's X in place of the signed X", fits(r["paper"]), f"{sum(r['paper'])} separations"),
-                variants=[(v.choice, bool(v.ok and r["exact"] < 1e-12), v.value) for v in count_variants(R, r["counts"], r["p"])])
+                variants=[(v.choice, bool(v.ok and r["exact"] < 1e-12), v.value) for v in count_variants(R, r["counts"], r["p"])]
+                         + reading_vars)
     C.lines()
 
 
-def positive(C: Claims, P: dict, R: int, signed: dict, positive: dict, breaks: dict, fixed_delta: float) -> None:
+def positive(C: Claims, P: dict, R: int, signed: dict, positive: dict, positive_d0: dict, breaks: dict,
+             fixed_delta: float) -> None:
     """counter-positive-self, counter-positive-cross (a 0/1 X separates at every n; variants: halves, 3 sd, a floor
-    δ = 1/(10n)) and positive-floor-ratio (a floor shrinking like 1/n separates at every n, a fixed one does not)."""
+    δ = 1/(10n), and D0 built by each reading the text leaves open, ``positive_d0[name, floor, reading]``: the rows of
+    :func:`~lib.chapters.softmax_vs_linear.theory.positive_rows` per n) and positive-floor-ratio (a floor shrinking like
+    1/n keeps D1's needle firing at every n, a fixed one does not)."""
     def positive_judge(data):     # (rows, counts, s, p, z, half): the exact rows and the counts of one construction
         rows_, counts_, s_, p_, z, half = data
         exact = all(x["min_score"] >= 0 and x["spread"] < 1e-12 and x["p1"] == 2.0 ** -s_ and x["d0_norm"] < tau for x, tau in rows_)
         R_ = R if half is None else R // 2
         cs = [c.sep if half is None else c.sep_half(half) for c in counts_]
         ok_c = all(sl_mc.binom_ok(c, R_, p_, z) for c in cs)
-        return bool(exact and ok_c), f"{sum(sl_mc.binom_ok(c, R_, p_, z) for c in cs)}/{len(cs)} counts agree; exact rows {'as stated' if exact else 'NOT as stated'}"
+        d0 = f"max D0 ||c||_1 {_norms([x['d0_norm'] for x, _ in rows_])} against τ {rows_[0][1]:g}"
+        if not all(x["d0_norm"] < tau for x, tau in rows_):     # the counts (of our D0) say nothing then: D0 is not silent
+            return False, f"D0 not silent for every readout, or the linear map undefined on it: {d0}"
+        return bool(exact and ok_c), (f"{sum(sl_mc.binom_ok(c, R_, p_, z) for c in cs)}/{len(cs)} counts agree; exact rows "
+                                      f"{'as stated' if exact else 'NOT as stated'} ({d0})")
 
     for name, r in signed.items():
         base, strict = positive[name, "zero"], positive[name, "1/(10n)"]
@@ -139,9 +176,9 @@ def positive(C: Claims, P: dict, R: int, signed: dict, positive: dict, breaks: d
         rows1 = [(x, r["tau"]) for x in strict["rows"]]
         ok_pos, ours_pos = positive_judge((rows0, base["counts"], r["s"], r["p"], 4.0, None))
         C.check(f"counter-positive-{name}", f"Linear attention with the 0/1 matrix X = e_{1 if name == 'cross' else 'd'}e_0^T (every score ≥ 0) and the softmax network's W and τ "
-                f"separates the {name}-attention datasets at every n, with probability exactly 1 − (1 − 2^-{r['s']})^m: the order-n requirement of "
-                "Section 5.4 is not one of non-negative scores (our finding)",
-                kind=FINDING, paper="the paper: 'F_lin cannot distinguish' (for its own X)",
+                f"separates the {name}-attention datasets at every n, with probability exactly 1 − (1 − 2^-{r['s']})^m: under our reading of D0, the "
+                "order-n requirement of Section 5.4 is not one of non-negative scores (our finding)",
+                kind=FINDING, paper=HYPOTHESIS,
                 ours=f"{ours_pos} at n = {P['signed_n']} (separations {[c.sep for c in base['counts']]}, R·P = {R * r['p']:.1f})",
                 ok=ok_pos, criterion="scores ≥ 0, every D1 row the needle row, exact p1 = 2^-s, D0 rows below τ; each count within 4 sd + 1 of R(1 − (1 − 2^-s)^m)",
                 stable=False, control=("the paper's X in place of X_pos", bool(all(sl_mc.binom_ok(c, R, r["p"]) for c in r["paper"])), f"{sum(r['paper'])} separations"),
@@ -149,7 +186,11 @@ def positive(C: Claims, P: dict, R: int, signed: dict, positive: dict, breaks: d
                     f"first half of the models ({R // 2})": (rows0, base["counts"], r["s"], r["p"], 4.0, 0),
                     f"second half of the models ({R // 2})": (rows0, base["counts"], r["s"], r["p"], 4.0, 1),
                     "3 sd band in place of 4 sd": (rows0, base["counts"], r["s"], r["p"], 3.0, None),
-                    "strictly positive scores (floor δ = 1/(10n))": (rows1, strict["counts"], r["s"], r["p"], 4.0, None)}))
+                    "strictly positive scores (floor δ = 1/(10n))": (rows1, strict["counts"], r["s"], r["p"], 4.0, None)})
+                + rejudge(positive_judge, {       # D0 built by each reading the text leaves open: only D0's rows change (see signed)
+                    f"D0 reading '{rd}'" + ("" if floor == "zero" else ", floor δ = 1/(10n)"):
+                        ([(x, r["tau"]) for x in rows_], positive[name, floor]["counts"], r["s"], r["p"], 4.0, None)
+                    for (nm, floor, rd), rows_ in positive_d0.items() if nm == name}))
 
     def floor_judge(data):        # a floor δ(n) separates at every n (exact p1 = 2^-s at each n) for both constructions
         return bool(all(p == 2.0 ** -signed[name]["s"] for name, pts in data.items() for _, p in pts)), \

@@ -71,14 +71,50 @@ def recorded_lrs(record: str, kind: str = "linear") -> list[float]:
     return [float(x) for x in hit.group(1).split(",")] if hit else []
 
 
-def _grid_note(c: dict[str, Any]) -> str:
-    """For the recorded ``learn-gap``: the note that linear attention's best learning rate sat at the top edge of that
-    run's grid (:data:`PAPER_RUN_LRS`), which makes the recorded verdict not conclusive."""
-    if c["id"] != "learn-gap":
+def recorded_gaps(record: str) -> tuple[list[int], list[float]]:
+    """The lengths n and the gaps a recorded ``learn-gap`` value names ("per n = [...]: [...]"), or ([], [])."""
+    import re
+    hit = re.search(r"per n = \[([^\]]*)\]: \[([^\]]*)\]", record)
+    return ([int(x) for x in hit.group(1).split(",")], [float(x) for x in hit.group(2).split(",")]) if hit else ([], [])
+
+
+def grid_reason(record: str, lrs: tuple[float, ...] = PAPER_RUN_LRS) -> str:
+    """Whether a recorded ``learn-gap`` verdict (``record``: "<verdict> (<ours>)") is conclusive, by the page's edge rule
+    (:func:`~lib.chapters.softmax_vs_linear.claims.learned.overturning_edges`): a longer grid can only raise a map's best
+    median, so an edge of softmax's grid can overturn a gap that does not hold and an edge of linear's one that holds. A
+    grid of fewer than ``MIN_LRS`` rates puts every best rate on an edge. Empty when the record is conclusive or the
+    record does not say (softmax's best rates are not recorded)."""
+    from lib.chapters.softmax_vs_linear.claims.learned import MIN_LRS
+    holds = record.startswith("holds")
+    if not (holds or record.startswith("does not hold")) or len(lrs) >= MIN_LRS:
         return ""
-    edge = [lr for lr in recorded_lrs(c["ours"]) if lr == max(PAPER_RUN_LRS)]
-    return ("" if not edge else f", not conclusive: linear attention's best learning rate was the top of that run's grid "
-            f"{list(PAPER_RUN_LRS)} at {len(edge)} of its {len(recorded_lrs(c['ours']))} lengths")
+    lin = recorded_lrs(record)
+    lin_edge = sum(lr in (min(lrs), max(lrs)) for lr in lin)
+    who, other = ("linear attention", "softmax") if holds else ("softmax", "linear attention")
+    return (f", not conclusive: that run's grid {list(lrs)} has {len(lrs)} learning rate{'s' * (len(lrs) != 1)}, fewer than the "
+            f"{MIN_LRS} the page needs, so every best rate sat on an edge of it, {who}'s included, and a longer grid could raise "
+            f"{who}'s medians and overturn the verdict ({other}'s best rates on an edge"
+            + (f", at {lin_edge} of its {len(lin)} lengths," if not holds and lin else "")
+            + f" cannot overturn it: raising {other}'s medians only {'widens' if holds else 'narrows'} the gap)")
+
+
+def gap_by_n(record: str, thr: float, shown: list[int] | None = None) -> str:
+    """A sentence on a recorded ``learn-gap`` value's gaps per n: where they reach ``thr`` and where not; ``shown``: the
+    lengths this page trains (a recorded length it does not is named)."""
+    ns, gaps = recorded_gaps(record)
+    if not ns:
+        return ""
+    above = [n for n, g in zip(ns, gaps, strict=True) if g >= thr]
+    below = [n for n in ns if n not in above]
+    new = [n for n in above if shown is not None and n not in shown]
+    return (f". Its gaps were {gaps} at n = {ns}: at least {thr:g} at n = {above}"
+            + (f" ({new} {'is a length' if len(new) == 1 else 'are lengths'} this page does not train)" if new else "")
+            + f", below it at n = {below}")
+
+
+def _grid_note(c: dict[str, Any]) -> str:
+    """For the recorded ``learn-gap``: why its verdict is not conclusive (:func:`grid_reason`)."""
+    return "" if c["id"] != "learn-gap" else grid_reason(f"{c['verdict']} ({c['ours']})")
 
 
 def paper_run_markdown(path: Path = RECORD, fingerprint: str | None = None) -> str:

@@ -64,6 +64,7 @@ from lib.chapters.softmax_vs_linear.theory.montecarlo import (  # noqa: F401
 )
 from lib.chapters.softmax_vs_linear.theory.silent import (  # noqa: F401
     D0_READINGS,
+    OPEN_READINGS,
     d0_instance,
     d0_max_norm,
     margin_closed_form,

@@ -13,6 +13,7 @@ from torch import Tensor
 from lib.chapters.softmax_vs_linear.model import DT, attend
 from lib.chapters.softmax_vs_linear.theory.closed_forms import row_norms
 from lib.chapters.softmax_vs_linear.theory.constructions import X_cross, cross_pair, self_pair
+from lib.chapters.softmax_vs_linear.theory.silent import d0_instance
 
 
 # ----------------------------------------------------------------------------------------------
@@ -61,11 +62,15 @@ def X_positive(construction: str, k: int, delta: float = 0.0) -> Tensor:
     return X
 
 
-def positive_rows(construction: str, n: int, k: int, delta: float = 0.0, seed: int = 0) -> dict[str, float]:
+def positive_rows(construction: str, n: int, k: int, delta: float = 0.0, seed: int = 0,
+                  reading: int = 0) -> dict[str, float]:
     """Linear attention with :func:`X_positive` on one built instance: the smallest score, the largest spread
     between the rows of D1 (every row attends alike: 0 up to rounding), the per-neuron firing probability on
     D1's needle row (exact, :func:`fire_prob` at τ given later: the row itself is returned) and the largest
-    row norm on D0 (every readout is silent on D0 iff it is below τ)."""
+    row norm on D0 (every readout is silent on D0 iff it is below τ; NaN where a D0 row scores 0 on every key,
+    so that the linear map is undefined there). ``reading``: which entry of
+    :data:`~lib.chapters.softmax_vs_linear.theory.silent.D0_READINGS` builds D0 (0 is ours; D1 is the same
+    under every reading)."""
     gen = torch.Generator().manual_seed(seed)
     X = X_positive(construction, k, delta)
     if construction == "cross":
@@ -74,6 +79,8 @@ def positive_rows(construction: str, n: int, k: int, delta: float = 0.0, seed: i
     else:
         A0, A1, j, _ = self_pair(1, n, k, gen)
         p0, p1, row = (A0, A0), (A1, A1), int(j[0])
+    if reading:
+        p0 = d0_instance(construction, n, k, 0.0, reading, seed, X)[0]   # the same draws: D1 and row are unchanged
     S = torch.cat([p[0][0] @ X @ p[1][0].T for p in (p0, p1)])
     c1, c0 = attend(*p1, X, "linear")[0][0], attend(*p0, X, "linear")[0][0]
     return {"min_score": float(S.min()), "spread": float((c1 - c1[row]).abs().max()),

@@ -73,6 +73,11 @@ D0_READINGS = {
     "cross": ("key j2 in no group (ours)", "no key flag (first column of A2 is 0)",
               "no query flag (first column of A1 is 0)", "D0 = D1 (control)"),
 }
+# the other readings (indices into D0_READINGS) that the surviving text leaves open. Self-attention: Definition D.1's
+# D0 bullets lost every value, so both other readings stay open. Cross-attention: Definition F.1's D0 bullets keep "the
+# first column of A2 is e_{j2} (this is a one-sparse vector where only j2-th location is 1)", which rules out "no key
+# flag"; the value at j1 of A1's first column and A2's other columns are lost, so "no query flag" stays open.
+OPEN_READINGS = {"self": (1, 2), "cross": (2,)}
 
 
 def d0_instance(construction: str, n: int, k: int, b: float, reading: int, seed: int = 0,
