@@ -88,12 +88,15 @@ def _vs_paper(C: Claims, cid: str, ev, pairs: list[tuple], sc) -> None:
 
 
 def b1_csv_finding(C: Claims) -> None:
-    """v2 calls B.1's Fig. 6 'linear' and Fig. 1b 'quadratic'; by the criterion the chapter applies to Fig. 1b, the
-    B.1 CSV is convex too (computed from the CSVs, on the page whether or not the sweep is stored)."""
+    """v2 calls B.1's Fig. 6 'linear' and Fig. 1b 'quadratic'; by the residual test the chapter applies to Fig. 1b, the
+    B.1 CSV is not a line either, though less curved (computed from the CSVs, on the page whether or not the sweep is
+    stored). The test measures how much better a quadratic fits than a line, not the size of the curvature
+    (:func:`curvature`), so it is an observation of ours, not an error of the paper."""
     P, c = aot.PAPER, b1_curvatures()
     q, q_in = quadratic_fit(P["b1_exp2_dh"], P["b1_exp2"]), quadratic_fit(P["b1_exp2_dh"][:-1], P["b1_exp2"][:-1])
     res = lambda q: (1 - q[2]) / (1 - q[1])
     q1 = quadratic_fit(P["b1_exp2_dh"][1:], P["b1_exp2"][1:])
+    q2, q2_in = quadratic_fit(P["exp2_dh"], P["exp2"]), quadratic_fit(P["exp2_dh"][:-1], P["exp2"][:-1])
     convex_at = lambda q, m: bool(q[0] > 0 and (1 - q[2]) >= m * (1 - q[1]))
     var = [variant(f"the line's residual >= {m}x the quadratic's (our 5x read otherwise)",
                       (convex_at(q, m) and convex_at(q_in, m), f"{res(q):.1f}x, {res(q_in):.1f}x")) for m in (3, 10)]
@@ -102,10 +105,15 @@ def b1_csv_finding(C: Claims) -> None:
           f"leaves {res(q):.1f}x the quadratic's residual ({res(q_in):.1f}x without d_h = d). Fig. 1b's v2 CSV (which v2 "
           f"calls quadratic): curvature {c['fig1b']:.2f} ({c['fig1b_in']:.2f} without d_h = d)")
     C.check("appB1-exp2-csv-convex", "v2 calls App. B.1's Fig. 6 (N = 200, d = 50) 'linear' in d_h, against Fig. 1b's "
-            "'quadratic', but its own CSV is convex by the criterion this chapter applies to Fig. 1b, with and without "
-            "d_h = d; it is less curved than Fig. 1b's CSV, not linear", paper="'the scaling here is linear' (v2 Fig. 6)",
-            ours=f"curvature {c['b1']:.2f} ({c['b1_in']:.2f} without d_h = d) vs Fig. 1b's CSV {c['fig1b']:.2f}; the line "
-            f"leaves {res(q):.1f}x ({res(q_in):.1f}x) the quadratic's residual",
+            "'quadratic'. Its CSV is less curved than Fig. 1b's, but not a line by the residual test this chapter applies to "
+            "Fig. 1b (with and without d_h = d): a quadratic fits it much better than a line. That test detects curvature "
+            "against the fit's residual, not how large the curvature is (without d_h = d it scores the B.1 CSV "
+            f"{'higher' if res(q_in) > res(q2_in) else 'lower'} than Fig. 1b's), so 'linear' is read as 'less curved than "
+            "Fig. 1b' (appB1-exp2-linear-paper-scale)",
+            paper="'the scaling here is linear' (v2 Fig. 6)",
+            ours=f"curvature {c['b1']:.2f} ({c['b1_in']:.2f} without d_h = d) vs Fig. 1b's CSV {c['fig1b']:.2f} "
+            f"({c['fig1b_in']:.2f}); the line leaves {res(q):.1f}x ({res(q_in):.1f}x) the quadratic's residual (Fig. 1b's "
+            f"CSV: {res(q2):.1f}x, {res(q2_in):.1f}x); R^2 of the line {q[2]:.3f} ({q_in[2]:.3f})",
             ok=convex_curve(q) and convex_curve(q_in) and c["b1"] < c["fig1b"], criterion="on the B.1 CSV, with and without d_h = d "
             "= 50: x² coefficient > 0 and the line's residual >= 5x the quadratic's (1 - R²); and its curvature below "
             "Fig. 1b's CSV's", stable=False, kind=FINDING, variants=var)

@@ -1,5 +1,7 @@
 """v1's protocol for Fig. 1a (arXiv v1: Adam at a constant 1e-3, 10 epochs of 1000 batches of 1024): the
-claims of the stored sweep ``v1`` (:func:`stored`)."""
+claims of the stored sweep ``v1`` (:func:`stored`). The sweep runs v1's recipe on the v2 code's official model with one
+seed; v1's CSV came from v1's code (which also compressed at d = d_h) with two seeds, so a mismatch need not be the
+recipe's: the claims test v1's recipe, not v1's code."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +19,9 @@ from lib.core.robust import variant
 V1_IDS = ["v1-protocol-paper-scale", "v1-exponent-paper-scale", "v1-cubic-paper-scale", "v1-above-bound-paper-scale"]
 
 
-V1_TEXT = {"v1-protocol-paper-scale": "v1's protocol (Adam at a constant 1e-3, 10 epochs of 1000 batches of 1024) gives v1's Fig. 1a "
+V1_TEXT = {"v1-protocol-paper-scale": "v1's protocol (Adam at a constant 1e-3, 10 epochs of 1000 batches of 1024), run on the v2 "
+                          "code's model with 1 seed, gives v1's Fig. 1a (v1's CSV came from v1's own code, which also "
+                          "compressed at d = d_h, averaged over 2 seeds: model and seeds differ as well as the recipe) "
                           "[official (v2) model]",
            "v1-exponent-paper-scale": "Exp. 4 (v1) under v1's protocol: the per-head coefficient grows like d^k with the v1 data's k",
            "v1-cubic-paper-scale": "Exp. 4 / Fig. 2b (v1) under v1's protocol: the per-head coefficient grows like d^3 ('cubic')",
