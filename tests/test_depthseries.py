@@ -325,10 +325,17 @@ def test_closed_form_claims_on_the_stored_ranks(stored):
     rows = rankgrid.measure_grid(rankgrid.expand_cases([dict(L=2, N=4, H=1, dx_min=1, dx_max=3)]), log=lambda *a: None)
     C = Claims("depth-width")
     out = ccf.closed_form(C, rows, stored[0], seed=0)
-    for cid in ("cf-degree", "cf-step3", "closed-form-verified", "closed-form-crossings"):
+    for cid in ("cf-degree", "cf-step3", "closed-form-verified"):
         assert C.claims[cid].verdict == HOLDS and C.claims[cid].control["passed"] is False
     d4, pred = C.claims["closed-form-d4"], cf.sep_formula(4, 3)   # judged by the stated rule on the stored draws
     draws = out["d4"]["draws"]
+    # the crossings lie at d_x ≥ 4: with the formula refuted at d_x = 4, L = 3 they cross an upper bound only
+    cx = C.claims["closed-form-crossings"]
+    assert cx.base == (NOT_DISCRIMINATING if draws and ccf.d4_refuted(draws, pred) else HOLDS)
+    assert cx.control["passed"] is (bool(draws) and ccf.d4_refuted(draws, pred))
+    assert "74.87 vs 73.95" in cx.statement                                      # the first Theorem 4 crossing, (4, 10)
+    if draws:                                            # the d_x = 4 draws are generic: named, not hidden
+        assert "d_x = 4, L = 3" in C.claims["closed-form-verified"].statement
     if d4.verdict != NOT_RUN:
         top = max(q["rank"] for q in draws)
         assert (d4.verdict == HOLDS) == (top == pred)

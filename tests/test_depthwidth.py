@@ -269,6 +269,33 @@ def test_ledgers_give_every_evidence_claim_a_control():
     assert "N = 2 only" in cor2.statement and "-" not in cor2.control["value"] and "2^62" in cor2.control["value"]
 
 
+def test_cor1_typo_budget_at_every_n_and_a_vacuous_lower_bound():
+    """cor1-typo: the printed d_x^shallow = w d_x^shallow has no positive solution with the measured w > 1;
+    theory-no-optimum's every-N variant: the deepest split's N = 2 rank (a lower bound) beats every other split's
+    generic closed form (an upper bound); a lower bound ≤ 1 on every case is recorded as run and not discriminating."""
+    import importlib
+
+    from lib.chapters.depth_width.claims import regimes as ledger
+    from lib.chapters.depth_width.theory.rankgrid import Case
+    from lib.core.claims import FINDING, HOLDS, NOT_DISCRIMINATING, Claims
+    ledger_grid = importlib.import_module("lib.chapters.depth_width.claims.grid")   # the package exports a function `grid`
+    C = Claims("depth-width")
+    ledger.corollary_claims(C)
+    typo = C.claims["cor1-typo"]
+    assert typo.verdict == HOLDS and typo.kind == FINDING and len(typo.variants) == 4
+    ok, val = ledger._deepest_best_generic((1e2,))
+    assert ok and "≥ 24.4 at L = 25" in val and "≤ 16.5 (d_x = 2, L = 7)" in val
+    ledger.budget_claim(C)
+    nop = C.claims["theory-no-optimum"]
+    assert nop.verdict == HOLDS and nop.variants[-1]["ok"] and "at every N" in nop.statement
+    rows = [dict(case=Case(d_x=2, L=L, H=1, N=2, residual=False), rank=r) for L, r in ((3, 35), (4, 165))]
+    ledger_grid.lower_claim(C, "vac", "a bound", rows, lambda c, L: 0.5, "≥ 0.5")
+    v = C.claims["vac"]
+    assert v.verdict == NOT_DISCRIMINATING and v.control["passed"] and "vacuous" in v.statement
+    ledger_grid.lower_claim(C, "none", "a bound", rows, lambda c, L: 0.5, "≥ 0.5", where=lambda c: False)
+    assert C.claims["none"].verdict == "not run at this preset"
+
+
 def test_lemma3_exact_and_its_rounded_down_control_fails():
     from lib.chapters.depth_width.theory import lemmas
     grid = lemmas.lemma3_grid(n_max=4, k_max=3, r_max=5)

@@ -36,19 +36,25 @@ REFS = {
 ERRATA = {
     "thm4-proof-step": ("gap", "Theorem 4's proof counts one function χ_n per power vector, but the grouped products "
                                "of Gram entries span more functions once the Gram matrix holds two or more vectors "
-                               "(already at N = 2); N = 2 is rescued by a per-side count, N ≥ 4 is not."),
-    "thm4-gap-consequence": ("gap", "For N ≥ 4 and d_x ≥ 4, Theorem 2's upper bound (the depth-inefficiency side of "
-                                    "the threshold) and Corollary 2 rest on that step and are unproven; no measured "
-                                    "rank contradicts them."),
+                               "(already at N = 2); N = 2 is rescued by a per-side count and N = 4 by a count over "
+                               "the Q side's two vectors (thm4-gap-N4); N ≥ 6 is not."),
+    "thm4-gap-consequence": ("gap", "For N ≥ 6 and d_x ≥ 4, Theorem 2's upper bound (the depth-inefficiency side of the "
+                                    "threshold) rests on that step and is unproven; no measured rank contradicts it. "
+                                    "Corollary 2 at depth ratio 2 is certified separately, at every N (cor2-generic)."),
+    "cor1-typo": ("misprint", "Corollary 1 prints d_x^shallow = w·d_x^shallow (w ∝ exp(exp(d))), satisfiable only at "
+                              "w = 1; d_x^shallow = w·d_x^deep is meant."),
     "lemma6-multihead": ("gap", "Lemma 6's construction, on which the lower bounds of Theorems 1–2 rest, works for "
                                 "H = 1 only: for H > 1 the step from eq. 49 to eq. 50 fails and the sub-block is not a "
                                 "Hadamard power of VVᵀ."),
-    "errorbars-half": ("error", "Sec. 5.2.2 takes the error of a transition width to be the distance between the two "
-                                "trained widths, but Table 4's Δd_x is half that distance."),
+    "errorbars-half": ("misprint", "Sec. 5.2.2's sentence calls the error of a transition width the distance between "
+                                   "the two trained widths; Table 4's Δd_x is half that distance (the conventional ± "
+                                   "half-width), so the slip is in the sentence, not in the numbers."),
     "fit-R2-eq59": ("misprint", "Eq. 59's ȳ = (1/n) Σ y_i/σ_i² does not give the reported R² = 0.998; the standard "
                                 "weighted mean does."),
-    "table1-rounding": ("error", "Table 1 prints depth 38 for GPT-3 Large, where the fit on the non-embedding size "
-                                 "used for every other row gives L* = 37.40 (the printed total 760M gives 38.2)."),
+    "table1-rounding": ("imprecise", "Table 1 prints depth 38 for GPT-3 Large, where the fit on the non-embedding size "
+                                     "used for every other row gives L* = 37.40 (the printed total 760M gives 38.2): one "
+                                     "row computed on another size convention, 0.6 of a layer off, in a table whose "
+                                     "caption points to the fit's statistical uncertainty (Fig. 4)."),
     "table1-width-rounding": ("misprint", "Table 1 prints d_x = 886 for GPT-3 Medium, where √(N/12L) = 886.8 (every "
                                           "other width is rounded)."),
     "table2-anomalies": ("misprint", "Three rows of Table 2 mix networks of very different sizes (spread 21–101%, "

@@ -27,8 +27,9 @@ def generic(d_x: int, L: int, N: int) -> bool:
 
 
 def verified_points(rows: list[dict], pts: dict, big: list[dict]) -> list[dict]:
-    """Every generic H = 1 exact rank the page holds, one per (d_x, L, N, source): the rank grid (measured on the
-    page), the stored series at N = 4 and N = 6, the width points, and the stored points of the sweeps ``rank-generic`` and ``rank-generic-d4``."""
+    """The generic H = 1 exact ranks ``closed-form-verified`` compares, one per (d_x, L, N, source): the rank grid
+    (measured on the page), the stored series at N = 4 and N = 6, the width points, and the stored points of the sweeps
+    ``rank-generic`` and ``rank-generic-d4`` with d_x < 4 (their d_x = 4 draws are judged by ``closed-form-d4``)."""
     out = [dict(d_x=r["case"].d_x, L=r["case"].L, N=r["case"].N, rank=r["rank"], ranks=r["ranks"], src="grid")
            for r in rows if r["case"].H == 1 and not r["case"].residual]
     for key, src in (("series", "series N = 4"), ("series_n6", "series N = 6"), ("width_points", "width points")):
@@ -82,8 +83,9 @@ def argument(C: Claims, seed: int) -> list[dict]:
 
 
 def verified(C: Claims, rows: list[dict], pts: dict, root: Path | None = None) -> list[dict]:
-    """``closed-form-verified``: the formula against every generic exact rank of the page (control: the sum without
-    the min, the monomial count binom(D + C, C)); variants: every draw's rank, each source alone, L ≥ 3 only."""
+    """``closed-form-verified``: the formula against the generic exact ranks of :func:`verified_points` (control: the
+    sum without the min, the monomial count binom(D + C, C)); variants: every draw's rank, each source alone, L ≥ 3
+    only. Its statement names what it covers and the generic ranks at d_x ≥ 4 it leaves out, with their values."""
     big = [dict(q, src=name) for name in D4_SWEEPS for ev in [evidence.load(CHAPTER, name, root)] if not ev.stale
            for q in ev.points]
     pts_v = verified_points(rows, pts, big)
@@ -93,9 +95,27 @@ def verified(C: Claims, rows: list[dict], pts: dict, root: Path | None = None) -
     for q in pts_v:
         by_src.setdefault(q["src"], []).append(q)
     deep = [q for q in pts_v if q["L"] >= 3]
+    # what the check covers (largest width per depth), and the generic ranks the page holds outside it (d_x ≥ 4)
+    cover = {L: max(q["d_x"] for q in pts_v if q["L"] == L) for L in sorted({q["L"] for q in pts_v})}
+    out_of = [q for q in big if q["d_x"] >= 4 and generic(q["d_x"], q["L"], q["N"])]
+    off = [q for q in out_of if q["rank"] != cf.sep_formula_fast(q["d_x"], q["L"])]
+    where = "; ".join(f"L = {L}: d_x ≤ {d}" for L, d in cover.items())
+    outside = ""
+    if out_of:
+        by_dl: dict[tuple, list[dict]] = {}
+        for q in out_of:
+            by_dl.setdefault((q["d_x"], q["L"]), []).append(q)
+        parts = []
+        for (d, L), qs in by_dl.items():
+            ns, rks = ", ".join(str(q["N"]) for q in qs), ", ".join(f"{q['rank']:,}" for q in qs)
+            parts.append(f"d_x = {d}, L = {L} (N = {ns}): {rks} against the formula's {cf.sep_formula_fast(d, L):,}")
+        outside = (". Not covered: the page's generic ranks at d_x ≥ 4, " + "; ".join(parts)
+                   + (", so the formula is not attained there (closed-form-d4)" if off else ""))
     C.check("closed-form-verified", "Ours: for H = 1 the separation rank at generic N is Σ_j min(d_x h(C − j), h(j)) "
-            "(D = d_x(d_x+1)/2, h(k) = binom(k + D − 1, D − 1)); it equals every generic exact rank the page holds",
-            kind=FINDING, paper="bounds only", ours=val, ok=ok, criterion="equal at every point, N/2 ≥ d_x or (L ≤ 2, N ≥ 4)",
+            "(D = d_x(d_x+1)/2, h(k) = binom(k + D − 1, D − 1)) at the generic exact ranks this check covers (largest "
+            f"width per depth: {where}){outside}",
+            kind=FINDING, paper="bounds only", ours=f"{val}; largest width per depth: {where}", ok=ok,
+            criterion="equal at every point, N/2 ≥ d_x or (L ≤ 2, N ≥ 4)",
             control=("the sum without the min, binom(D + C, C) (our monomial bound)", _matches(pts_v, no_min)[0],
                      _matches(pts_v, no_min)[1]),
             variants=[Variant("every independent draw's rank, not only the first", *_matches(pts_v, which="ranks"))]
@@ -184,11 +204,13 @@ def decisive(C: Claims, root: Path | None = None) -> dict:
     return dict(draws=draws, missing=[q for q, _ in missing], pred=pred)
 
 
-def consequences(C: Claims, pts_v: list[dict], d_max: int = 12, L_max: int = 12) -> dict:
+def consequences(C: Claims, pts_v: list[dict], d4: dict | None = None, d_max: int = 12, L_max: int = 12) -> dict:
     """``closed-form-crossings`` (a conjecture beyond the verified points): the first depth at which the closed form
-    exceeds Theorem 4's bound and Theorem 2's upper bound, per width, by integer search; control: the N = 2 closed
-    form binom(d_x + C, C) in its place crosses neither."""
-    n2 = lambda d, L: math.comb(d + C_of(L), C_of(L))
+    exceeds Theorem 4's bound and Theorem 2's upper bound, per width, by integer search. Control: the closed form read
+    as an upper bound only, which gives the same crossings (the criterion reads the formula's values, not ranks); it
+    passes when every crossing lies at d_x ≥ 4 and the only test there (``d4``: :func:`decisive`'s draws at d_x = 4,
+    L = 3) finds the formula not attained, so the claim is then not discriminating."""
+    from lib.chapters.depth_width.theory.bounds import thm2_log3_bounds, thm4_upper
 
     def judge(rng: tuple[int, int], formula=cf.sep_formula_fast) -> tuple[bool, str]:
         x = cf.crossings(*rng, formula=formula)
@@ -196,19 +218,37 @@ def consequences(C: Claims, pts_v: list[dict], d_max: int = 12, L_max: int = 12)
         return (bool(x["thm4"]) and bool(x["thm2"]) and beyond,
                 "; ".join(f"{b}: " + ", ".join(f"({d}, {L})" for d, L in v) for b, v in x.items()))
     ok, val = judge((d_max, L_max))
+    x = cf.crossings(d_max, L_max)
+    first = {b: min(v) for b, v in x.items() if v}          # the crossing at the smallest width, per bound
+    bound_log3 = {"thm4": lambda d, L: cf._log3(thm4_upper(d, L)), "thm2": lambda d, L: thm2_log3_bounds(d, L, 1)[1]}
+    margins = {b: (d, L, cf._log3(cf.sep_formula_fast(d, L)), bound_log3[b](d, L)) for b, (d, L) in first.items()}
+    min_dx = min((d for v in x.values() for d, _ in v), default=None)
+    refuted = bool(d4 and d4.get("draws")) and d4_refuted(d4["draws"], d4["pred"])
+    upper_only = ok and min_dx is not None and min_dx >= 4 and refuted
+    d4_txt = (f"the only test at d_x ≥ 4 (d_x = 4, L = 3) finds {max(q['rank'] for q in d4['draws']):,} < "
+              f"{d4['pred']:,}, so the formula is not attained there" if refuted else
+              "the formula is not tested at d_x ≥ 4 beyond d_x = 4, L = 3" if d4 and d4.get("draws") else
+              "the formula is not tested at d_x ≥ 4")
     C.check("closed-form-crossings", "Conjecture (the closed form beyond its verified points): it exceeds Theorem 4's "
-            "bound and Theorem 2's upper bound at the first depths listed, (d_x, L), none at a verified point; "
-            "if so both bounds are false at generic N", kind=FINDING, paper="Thm 4: sep ≤ d_x(C+1)((d_x, 2C))(2C/d_x "
+            "bound and Theorem 2's upper bound at the first depths listed, (d_x, L), none at a verified point; if it were "
+            "the generic rank there, both bounds would be false at generic N. Every listed crossing has d_x ≥ "
+            f"{min_dx}, where {d4_txt}; on present evidence these are crossings of an upper bound, which refute neither "
+            "bound; first crossings, log3 of the closed form against the bound: " + "; ".join(
+                f"{b} at ({d}, {L}): {v:.2f} vs {t:.2f}" for b, (d, L, v, t) in margins.items()),
+            kind=FINDING, paper="Thm 4: sep ≤ d_x(C+1)((d_x, 2C))(2C/d_x "
             "+ 1)^d_x; Thm 2: log3 sep ≤ 2 d_x L + c1 + c2", ours=val, ok=ok,
             criterion=f"both crossings inside d_x ≤ {d_max}, L ≤ {L_max}, beyond every verified point",
-            control=("the N = 2 closed form binom(d_x + C, C) in its place", judge((d_max, L_max), n2)[0]),
+            control=("the closed form as an upper bound only (not attained at d_x ≥ 4, as closed-form-d4 finds at d_x = 4, "
+                     "L = 3): the same crossings, since the criterion reads the formula's values, not ranks",
+                     upper_only, f"smallest crossing width {min_dx}; formula attained at d_x = 4, L = 3: "
+                     + ("no" if refuted else "not refuted")),
             variants=[Variant(f"search extended to d_x, L ≤ {d_max + 4}", *judge((d_max + 4, L_max + 4)))])
     growth = {d: [round(cf._log3(cf.sep_formula_fast(d, L + 1)) - cf._log3(cf.sep_formula_fast(d, L)), 2)
                   for L in (3, 6, 9, 12)] for d in (2, 3, 4)}
     print("per-layer growth of log3 of the closed form at L = 3, 6, 9, 12 (tends to D = d_x(d_x+1)/2): "
           + "; ".join(f"d_x = {d} (D = {cf.D_of(d)}): {g}" for d, g in growth.items()))
     C.lines()
-    return dict(growth=growth, crossings=cf.crossings(d_max, L_max))
+    return dict(growth=growth, crossings=x, margins=margins)
 
 
 def closed_form(C: Claims, rows: list[dict], pts: dict, seed: int, root: Path | None = None) -> dict:
@@ -216,5 +256,5 @@ def closed_form(C: Claims, rows: list[dict], pts: dict, seed: int, root: Path | 
     split = argument(C, seed)
     pts_v = verified(C, rows, pts, root)
     d4 = decisive(C, root)
-    cons = consequences(C, pts_v)
+    cons = consequences(C, pts_v, d4)
     return dict(split=split, verified=pts_v, d4=d4, **cons)

@@ -55,7 +55,8 @@ def _cor1_log3_w(d: int, Ld: int) -> float:
 
 def corollary_claims(C: Claims, depths=(2, 4, 6, 8)) -> tuple[list, list]:
     """Corollary 1 at depth ratio 2 (theorem; control: the same criterion at fixed width d_x = 4, Theorem 2's
-    regime) and Corollary 2 (theorem; control: the same criterion at the edge of Theorem 1's regime)."""
+    regime), the typo in Corollary 1's statement (finding, ``cor1-typo``) and Corollary 2 (theorem; control: the same
+    criterion at the edge of Theorem 1's regime)."""
     lw = [_cor1_log3_w(3 ** L + 1, L) for L in depths]
     lw_ctl = [_cor1_log3_w(4, L) for L in depths]
     grows = lambda v: all(b > 2 * a > 0 for a, b in zip(v, v[1:], strict=False))
@@ -69,6 +70,16 @@ def corollary_claims(C: Claims, depths=(2, 4, 6, 8)) -> tuple[list, list]:
             ok=grows(lw), criterion="log3 w positive and more than doubling per two layers",
             control=Control("the same halving at fixed width d_x = 4 (Theorem 2's regime)", grows(lw_ctl),
                             ", ".join(f"{x:.2f}" for x in lw_ctl)))
+
+    # the printed statement, d_x^shallow = w·d_x^shallow, holds only at w = 1; the measured factor is > 1 at every depth
+    C.check("cor1-typo", "Corollary 1 as printed, d_x^shallow = w·d_x^shallow, holds for a positive width only at w = 1, "
+            "while the corollary itself requires w > 1 ('the shallow network is wider by a factor of w'): a typo for "
+            "d_x^shallow = w·d_x^deep. Checked on the factor itself: cor1-depth2's w (shallow width over deep width) "
+            "exceeds 1 at every deep depth, so the printed equation has no positive solution there", kind=FINDING,
+            paper="d_x^shallow = w d_x^shallow, where d > 1, w > 1; w ∝ exp(exp(d))",
+            ours="log3 w = " + ", ".join(f"{x:.1f}" for x in lw) + f" (deep L = {', '.join(map(str, depths))}), so w > 1",
+            ok=all(x > 0 for x in lw), criterion="log3 w > 0 at every deep depth (the printed equation needs w = 1)",
+            variants=[Variant(f"deep L = {L} alone", x > 0, f"log3 w = {x:.1f}") for L, x in zip(depths, lw, strict=True)])
 
     def factors(dfun, Ls):
         """Width factor w/d_x; math.inf where no width ≤ 2^62 reaches the target (min_width returns -1)."""
@@ -97,6 +108,30 @@ def _deepest_best(budgets) -> tuple[bool, str]:
     return all(b == n for b, n in best), "best L = " + ", ".join(str(b) for b, _ in best)
 
 
+def _deepest_best_generic(budgets) -> tuple[bool, str]:
+    """theory-no-optimum at every N (H = 1, integer widths): the deepest split, d_x = 1 at L = P/4, whose N = 2 rank
+    C(L) + 1 bounds its rank from below at every N, against every other split d_x ≥ 2 at depth ceil(P/(4 d_x²)) (so
+    each gets at least the budget), whose generic-N closed form (section 2c) bounds its rank from above at every N.
+    Holds when the lower bound exceeds every upper bound: the deepest split then has the largest rank at every N."""
+    from lib.chapters.depth_width.theory import closedform as cf
+    out = []
+    for Pb in budgets:
+        L1 = math.floor(Pb / 4)
+        lo = cf._log3(math.comb(1 + B.C(L1), B.C(L1)))             # d_x = 1: the N = 2 rank, a lower bound at every N
+        ups, d = [], 2
+        while True:
+            L = math.ceil(Pb / (4 * d * d))
+            ups.append((d, L, cf._log3(cf.sep_formula_fast(d, L))))
+            if L == 1:
+                break
+            d += 1
+        top = max(ups, key=lambda t: t[2])
+        out.append((Pb, L1, lo, top))
+    return (all(lo > top[2] for _, _, lo, top in out),
+            "; ".join(f"{Pb:.0e}: log3 sep ≥ {lo:.1f} at L = {L1} vs ≤ {top[2]:.1f} (d_x = {top[0]}, L = {top[1]})"
+                      for Pb, L1, lo, top in out))
+
+
 def budget_claim(C: Claims, budgets=(1e2, 1e3, 1e4)) -> list[tuple]:
     eb = []
     for Pb in budgets:
@@ -104,13 +139,20 @@ def budget_claim(C: Claims, budgets=(1e2, 1e3, 1e4)) -> list[tuple]:
         best = max(r, key=lambda t: t[2])
         eb.append((f"{Pb:.0e}", len(r), best[0], f"{best[1]:.2f}", f"{best[2]:.4g}", f"{r[0][2]:.4g}",
                    f"{r[len(r) // 2][2]:.4g}"))
+    gen_ok, gen_val = _deepest_best_generic(budgets)
     C.check("theory-no-optimum", "Ours: at fixed 4Ld² the separation rank (N = 2 closed form) grows with depth all the "
-            "way to d_x ≈ 1", kind=FINDING, paper="the optimal depth is empirical (Sec. 5.2.3)",
+            "way to d_x ≈ 1. This reads the N = 2 formula; at every N (H = 1, integer widths) the deepest split's N = 2 "
+            "rank, a lower bound at every N, "
+            + ("exceeds" if gen_ok else "does not exceed")
+            + f" every other split's generic-N closed form, an upper bound at every N ({gen_val})",
+            kind=FINDING, paper="the optimal depth is empirical (Sec. 5.2.3)",
             ours="best L = " + ", ".join(str(e[2]) for e in eb), ok=all(e[2] == e[1] for e in eb),
             criterion="argmax over L = the largest admissible L",
             variants=[Variant("budget 1e5", *_deepest_best((1e5,))),
                       Variant("the language models' count 12Ld² in place of 4Ld² (budgets / 3)",
-                              *_deepest_best(tuple(b / 3 for b in budgets)))])
+                              *_deepest_best(tuple(b / 3 for b in budgets))),
+                      Variant("at every N: the deepest split's N = 2 rank (a lower bound) against every other split's "
+                              "generic-N closed form (an upper bound), integer widths", gen_ok, gen_val)])
     return eb
 
 
