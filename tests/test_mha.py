@@ -446,10 +446,10 @@ def test_fig3_paper_claims_judge_the_stored_rows():
 
 
 def test_fig3_cause_is_computed_from_the_stored_points(monkeypatch):
-    """fig3.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
+    """fig3_notes.fig3_cause / fig3_versus write the located T*, the paper's T and the statistics from the points."""
     from lib.book import evidence as store
     from lib.chapters.mha_memorization import evidence as EV3
-    from lib.chapters.mha_memorization.claims import fig3
+    from lib.chapters.mha_memorization.claims import fig3_notes as fig3
     rows = _fig3_rows(cap={4: 300, 8: 1300})
     ev = store.Evidence("mha-memorization", "fig3", points=rows, manifest={"sessions": [{"date": "2026-01-01"}]},
                         total=len(EV3.SWEEPS["fig3"]["points"]))

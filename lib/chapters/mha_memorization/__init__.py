@@ -35,5 +35,5 @@ ERRATA = {
                             "of general position (the official Table 1 ranks, 472/717/313 of 768, do show it there)."),
 }
 # Not an erratum: fig3-paper-capacity (the paper's T not memorized within 300k steps by our one-seed re-run). Our
-# batching and seed differ from the official code's (claims.fig3.batching_note), and the same T is memorized given a
+# batching and seed differ from the official code's (claims.fig3_notes.batching_note), and the same T is memorized given a
 # longer schedule (fig3-long-memorized): a re-run that did not reproduce, not an error shown in the paper.

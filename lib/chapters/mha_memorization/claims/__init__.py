@@ -14,14 +14,15 @@ it recorded, :meth:`lib.core.claims.Claims.lines`).
 :mod:`~.fig2bc`, :mod:`~.fig45`, :mod:`~.fig245`  Figs. 2(b), 2(c), 4, 5 and Fig. 2(a)'s second seed, stored;
 :mod:`~.capacity`     eq. (16) on the paper's own layer trained near its bound, App. A's d_h speed;
 :mod:`~.fig3`         Appendix H / Fig. 3, at book scale and by the paper's protocol (stored);
+:mod:`~.fig3_notes`   App. H's notes: the paper's T beside ours, our re-run's differences, the cause of the verdicts;
 :mod:`~.fig3_converged`  whether App. H's training converged (learning curves of ``fig3``; the longer ``fig3-long``);
 :mod:`~.reconcile`    book scale beside the paper's scale, per figure, from the verdicts;
 :mod:`~.printout`     the stored runs' labels that the readers print, folded into one <details>.
 
 """
 from lib.chapters.mha_memorization.claims import (appj, capacity, fig2a, fig2a_seeds, fig2bc, fig3,  # noqa: E402
-                                                  fig3_converged, fig45, fig245, gd, layer, paper_scale, printout,
+                                                  fig3_converged, fig3_notes, fig45, fig245, gd, layer, paper_scale, printout,
                                                   props, reconcile, table1, theorem1)
 
-__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig45", "fig245", "gd", "layer", "paper_scale", "printout", "props",
+__all__ = ["appj", "capacity", "fig2a", "fig2a_seeds", "fig2bc", "fig3", "fig3_converged", "fig3_notes", "fig45", "fig245", "gd", "layer", "paper_scale", "printout", "props",
            "reconcile", "table1", "theorem1"]

@@ -301,7 +301,8 @@ def length_text(C: Claims) -> str:
     ``fig3-length``'s values and verdict; at the paper's scale the saturated pairs of the paper's T after 300k steps
     (sweep fig3) and after the long schedule (fig3-long), each change set against fig3-length's rise of
     :data:`~.fig3.LENGTH_RISE`."""
-    from lib.chapters.mha_memorization.claims.fig3 import LENGTH_RISE, _fig3_points, _sat_stats
+    from lib.chapters.mha_memorization.claims.fig3 import LENGTH_RISE, _sat_stats
+    from lib.chapters.mha_memorization.claims.fig3_notes import _fig3_points
     from lib.core.claims import NOT_RUN
     c = C.claims.get("fig3-length")
     book = (f"at book scale, the saturated fraction over the training budgets is {c.ours} (`fig3-length`, a rise of at "
