@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,7 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from lib.book import browser  # noqa: E402
 
-JB = ROOT / ".venv" / "bin" / "jupyter-book"
 
 # Appended to a copy of the page; once MathJax has typeset it, writes the measurements into an element's attribute.
 MEASURE = """<script>
@@ -58,15 +56,6 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-def build(out: Path) -> Path:
-    """Build the book (no execution) into ``out``; returns the html folder."""
-    r = subprocess.run([str(JB), "build", str(ROOT), "--path-output", str(out), "-n", "--keep-going"],
-                       capture_output=True, text=True)
-    if r.returncode:
-        sys.exit((r.stdout + r.stderr)[-3000:])
-    return out / "_build" / "html"
-
-
 def measure(page: Path, width: int, height: int) -> dict:
     """The measurements of ``page`` rendered at ``width``×``height`` with no network."""
     dom = browser.render_with(page, MEASURE.replace("SCREEN_H", str(height)), width, height, budget_ms=20_000,
@@ -87,7 +76,7 @@ def main() -> None:
     if browser.CHROMIUM is None:
         sys.exit("chromium is not installed (bash scripts/ensure-chromium.sh)")
     out = (ROOT / a.out).resolve()
-    html = out / "_build" / "html" if a.no_build else build(out)
+    html = out / "_build" / "html" if a.no_build else browser.build(out, strict=False)[0]
     pages = [html / "book" / f"{p}.html" for p in a.pages] or sorted((html / "book").glob("*.html"))
     rows = {}
     for p in pages:

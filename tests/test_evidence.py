@@ -181,3 +181,27 @@ def test_tolerance_is_the_seed_spread_on_another_cpu_kind(monkeypatch):
     others = [r["table_acc"] for r in ev.points if r["H"] == 13 and r["variant"] == "official" and r["rep"] != p["rep"]]
     assert MG.tolerances("aot-memorization", "exp6", row) == [max(declared, max(others) - min(others))]
     assert max(others) - min(others) > declared                     # the case that made the rule: H = 13 diverges
+
+
+def test_uncommitted_evidence_is_named_before_pages_read_it(tmp_path, monkeypatch, capsys):
+    """``provenance.uncommitted_evidence`` lists new or edited stored runs (git status) and ``lib results`` warns
+    with their paths; a committed store gives no warning."""
+    import subprocess
+
+    from lib.book import cli, pages, provenance
+    from lib.core import codehash
+    git = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    (tmp_path / "book" / "evidence" / "ch" / "sw").mkdir(parents=True)
+    (tmp_path / "book" / "evidence" / "ch" / "sw" / "manifest.json").write_text("{}")
+    monkeypatch.setattr(codehash, "ROOT", tmp_path)
+    monkeypatch.setattr(pages, "write_results", lambda: [])
+    assert provenance.uncommitted_evidence() == ["book/evidence/"]
+    assert provenance.uncommitted_evidence(["ch"]) == ["book/evidence/ch/"] and provenance.uncommitted_evidence(["x"]) == []
+    cli.main(["results"])
+    assert "uncommitted path(s) under book/evidence/" in capsys.readouterr().err
+    git("add", "-A")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "x")
+    assert provenance.uncommitted_evidence() == []
+    cli.main(["results"])
+    assert "warning" not in capsys.readouterr().err

@@ -566,7 +566,7 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     short = _fig3_rows(cap={4: 300, 8: 1100})
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, total=2, reason="not run yet"))
     C = claims.Claims("mha-memorization", "book")
-    assert cv.long_claims(C, short) == {}
+    assert cv.long_claims(C, short) == ({}, {})
     c = C.claims["fig3-long-plateau"]
     assert c.verdict == claims.NOT_RUN and "python -m lib evidence mha-memorization fig3-long" in c.criterion
     assert "CPU-hours to go" in c.criterion
@@ -577,7 +577,7 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long[:1], total=2,
                                                                                  manifest={"sessions": [{}]}))
     C = claims.Claims("mha-memorization", "book")                # one point stored: judged in the reason, not run
-    assert set(cv.long_claims(C, short)) == {4}
+    assert set(cv.long_claims(C, short)[0]) == {4}
     for k in cv.LONG_CLAIMS:
         c = C.claims[k]
         assert c.verdict == claims.NOT_RUN and "1 of 2 points stored" in c.criterion, c.criterion
@@ -588,8 +588,8 @@ def test_fig3_long_claims_not_run_then_judged(monkeypatch):
     monkeypatch.setattr(store, "load", lambda ch, name, *a, **k: store.Evidence(ch, name, points=long, total=2,
                                                                                  manifest={"sessions": [{}]}))
     C = claims.Claims("mha-memorization", "book")
-    got = cv.long_claims(C, short)
-    assert set(got) == {4, 8}
+    got, seed1 = cv.long_claims(C, short)
+    assert set(got) == {4, 8} and set(seed1) == {4, 8}        # the same rows stand for seed 1
     for k in cv.LONG_CLAIMS:
         assert C.claims[k].verdict == claims.HOLDS and not C.claims[k].control["passed"], C.claims[k]
     assert "literal" in C.claims["fig3-long-one-free"].ours and "majority" in C.claims["fig3-long-one-free"].ours
@@ -651,3 +651,28 @@ def test_stored_labels_fold_the_readers_labels_and_keep_the_rest(monkeypatch):
                                            "stored run of 2026-11-25 — STALE: the code changed; rerun"]
     assert len(shown) == 1 and "<summary>runs</summary>" in shown[0]
     assert "* stored run of 2026-11-24" in shown[0] and "* judged on" in shown[0] and "* no stored run" in shown[0]
+
+
+def test_extension_sweep_joins_its_claims_only_once_complete(monkeypatch, capsys):
+    """``paper_scale.extended``: a partial fig2b-14k leaves Fig. 2(b)'s claims on the base T and says what is left;
+    a complete one adds T = 14k to the monotone criterion."""
+    from lib.book import evidence as store
+    from lib.chapters.mha_memorization.claims import fig2bc
+    from lib.core.claims import Claims
+
+    def pts(T: int, counts: list[float]) -> list[dict]:
+        return [dict(H=20, n=n, dh=64, T=T, seed=0, best_acc=c / T) for n, c in zip((1, 5, 10, 20), counts, strict=True)]
+    base = pts(6000, [60, 2000, 3000, 4000]) + pts(10000, [100, 2500, 3600, 5000])
+    ext = pts(14000, [140, 3000, 2000, 6000])                     # falls from n = 5 to 10: the criterion must see it
+    for full, verdict in ((False, True), (True, False)):
+        def load(ch, name, *a, full=full, **k):
+            if name == "fig2b":
+                return store.Evidence(ch, name, points=base, total=len(base))
+            return store.Evidence(ch, name, points=ext if full else ext[:2], total=len(ext))
+        monkeypatch.setattr(store, "load", load)
+        C = Claims("mha-memorization")
+        cur = fig2bc.report_fig2b(C)
+        out = capsys.readouterr().out
+        c = C.claims["fig2b-monotone-paper-scale"]
+        assert (14000 in cur) is full and ((c.base or c.verdict) == "holds") is verdict
+        assert ("2 of 4 points stored" in out) is not full

@@ -9,25 +9,19 @@ shown to fail on a page with the defect injected. Skipped when Chromium is not i
 """
 import html
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from lib.book import browser
-from lib.core.params import ROOT
 
 CHROMIUM = browser.CHROMIUM
-JB = Path(__file__).resolve().parents[1] / ".venv" / "bin" / "jupyter-book"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
-    r = subprocess.run([str(JB), "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going", "--all"],
-                       capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
-    return out / "_build" / "html"
+    return browser.build(out)[0]
 
 
 def test_pages_exist_and_load_no_cdn(site):

@@ -101,6 +101,16 @@ def _run(a) -> None:
     rerun(a.chapter, a.preset, overrides, progress=not a.quiet)
 
 
+def _warn_uncommitted(chapters: list[str] | None = None) -> None:
+    """Say when the pages about to be written (of ``chapters``; default every page) read stored runs that are not
+    committed (they would differ from those a clean clone generates)."""
+    from lib.book.provenance import uncommitted_evidence
+    if paths := uncommitted_evidence(chapters):
+        print(f"[lib] warning: {len(paths)} uncommitted path(s) under book/evidence/ are read into these pages "
+              f"({', '.join(paths[:3])}{', ...' if len(paths) > 3 else ''}); a clean clone generates them without "
+              "those runs", file=sys.stderr)
+
+
 def _execute(a) -> None:
     from lib.book import execute
     from lib.book import fingerprint
@@ -108,6 +118,8 @@ def _execute(a) -> None:
     todo = a.chapters if a.cmd == "baseline" and a.chapters else pages.toc_chapters()
     for c in todo:
         P.load(c)  # unknown chapter -> error before any work
+    if a.cmd == "baseline":
+        _warn_uncommitted(todo)
     if a.cmd != "baseline":
         todo = [c for c in todo if fingerprint.is_stale(c)]
     if a.cmd == "stale":
@@ -196,6 +208,7 @@ def _dispatch(a) -> int:
         _execute(a)
     elif a.cmd == "results":
         from lib.book.pages import write_results
+        _warn_uncommitted()
         print("\n".join(str(p) for p in write_results()))
     elif a.cmd == "claims":
         _claims(a)

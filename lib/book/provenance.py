@@ -39,6 +39,19 @@ def machine() -> dict:
             "cores": os.cpu_count(), "python": platform.python_version(), **gpu}
 
 
+def uncommitted_evidence(chapters: list[str] | None = None) -> list[str]:
+    """The paths under ``book/evidence/`` (of ``chapters``; default all) that git does not have as committed (new or
+    edited stored runs, e.g. a sweep in progress): a page or statistics generated here reads them, one generated
+    from a clean clone does not. [] outside a git checkout."""
+    where = [f"book/evidence/{c}" for c in chapters] if chapters is not None else ["book/evidence"]
+    try:
+        r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=normal", "--", *where],
+                           cwd=codehash.ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line[3:] for line in r.stdout.splitlines()] if r.returncode == 0 else []
+
+
 def cpu_kind(cpu: str) -> str:
     """The CPU model and a hash of its instruction-set flags: two machines of one kind round alike (a model name
     alone does not tell: two "AMD EPYC" hosts here re-train the same small model differently)."""

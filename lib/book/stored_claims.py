@@ -38,7 +38,7 @@ class StoredClaim:
     scale: Scale | None = None
 
 
-def _state(ev: E.Evidence) -> str:
+def state(ev: E.Evidence) -> str:
     """One sweep's state and what is left to run."""
     sw = E.sweeps(ev.chapter)[ev.name]
     left = ev.total if ev.stale else ev.total - len(ev.points)
@@ -52,7 +52,7 @@ def pending_reason(evs: list[E.Evidence], criterion: str) -> str | None:
     todo = [ev for ev in evs if not ev.complete]
     if not todo:
         return None
-    return f"criterion (declared): {criterion}; not run: " + "; ".join(_state(ev) for ev in todo)
+    return f"criterion (declared): {criterion}; not run: " + "; ".join(state(ev) for ev in todo)
 
 
 def pending(C: Claims, evs: list[E.Evidence], claims: list[tuple[str, str, Any, str, str]]) -> bool:

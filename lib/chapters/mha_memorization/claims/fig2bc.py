@@ -31,8 +31,7 @@ def report_fig2b(C: Claims) -> dict:
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
-    points, note = extended(ev, "fig2b-14k")
-    print(store.load(CHAPTER, "fig2b-14k").label + (f"\n{note}" if note else ""))
+    points = extended(ev, "fig2b-14k")
     cur4 = {T: above(points, "n", T=T) for T in sorted({p["T"] for p in points})}
     cur = {T: (xs, m, a) for T, (xs, m, a, _) in cur4.items()}
     sc = Scale(ours=f"n = 1..60 at T = {', '.join(f'{T:,}' for T in cur)}, one seed", paper=sw["paper"])

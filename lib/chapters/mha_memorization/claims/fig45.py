@@ -147,8 +147,7 @@ def report_fig5(C: Claims) -> dict:
     print(ev.label)
     if pending(C, ev, sw, sw["claims"]):
         return {}
-    points, note = extended(ev, "fig5-rest")
-    print(store.load(CHAPTER, "fig5-rest").label + (f"\n{note}" if note else ""))
+    points = extended(ev, "fig5-rest")
     cur = {k: {T: series(points, k, "best_loss", panel=k, T=T)[:2]
                for T in sorted({p["T"] for p in points if p["panel"] == k})} for k in ("H", "n")}
     for id_, k in (("fig5a-monotone-paper-scale", "H"), ("fig5b-monotone-paper-scale", "n")):

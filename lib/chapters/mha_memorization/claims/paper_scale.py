@@ -127,16 +127,15 @@ def _needs(C: Claims, i: str, name: str) -> bool:
     return stored_claims.pending(C, [store.load(CHAPTER, name)], [(i, *STATEMENTS[i], CRITERIA[i], kind(i))])
 
 
-def extended(ev: store.Evidence, name: str) -> tuple[list[dict], str]:
+def extended(ev: store.Evidence, name: str) -> list[dict]:
     """The points of ``ev`` with those of the sweep ``name`` that extends it to more of the official T, once that
-    sweep is complete and current; and a sentence on the extension's state ("" once used)."""
+    sweep is complete and current; prints the extension's label, and its state while it is not used."""
     ext = store.load(CHAPTER, name)
+    print(ext.label)
     if ext.complete:
-        return ev.points + ext.points, ""
-    state = f"stale ({ext.reason})" if ext.stale else f"{len(ext.points)} of {ext.total} points stored"
-    left = (ext.total - len(ext.points)) * EV.SWEEPS[name]["cost_s"] / 3600
-    return ev.points, (f"The official T of `{name}` ({state}; {'the rest' if ext.points else 'all'}: about "
-                       f"{left:.1f} CPU-hours, `{ext.command}`) join this claim once that sweep is complete.")
+        return ev.points + ext.points
+    print(f"Its official T join this claim once the sweep is complete: {stored_claims.state(ext)}.")
+    return ev.points
 
 
 def series(points: list[dict], x: str, y: str, **sel) -> tuple[list, list, list]:
