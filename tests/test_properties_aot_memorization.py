@@ -214,9 +214,10 @@ def test_theorem2_bound_holds_and_the_c0_control_fails(v):
        noise=st.sampled_from(["across", "one", "dirichlet"]), shrink=st.booleans(), seed=st.integers(0, 2**31 - 1))
 def test_theorem2_bound_holds_on_adversarial_w_up_to_c_one_half(N, T, eta, c, noise, shrink, seed):
     """Claim thm2-bound-adversarial (theory/limits.py): any C < 1/2 of the block Gram family, any noise placement."""
+    from lib.chapters.aot_memorization import theory as aot_theory
     from lib.chapters.aot_memorization.theory import limits as LM
     G, v = LM.block_gram(N, c, shrink)
-    r = LM.theorem2_terms(G, *LM.adversarial_table(N, T, eta, v, rng_of(seed)(19), noise))
+    r = aot_theory.theorem2_terms(G, *LM.adversarial_table(N, T, eta, v, rng_of(seed)(19), noise))
     assert r["C"] <= c + 1e-15 and r["kl_f"] <= r["bound"] * (1 + 1e-9)
 
 

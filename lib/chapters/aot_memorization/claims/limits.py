@@ -70,7 +70,7 @@ def theorem3(C: Claims, rows: list[dict], others: dict, spread_max: float = 1.5)
 @prints_verdicts
 def theorem2_adversarial(C: Claims, adv: list[dict], others: dict) -> None:
     """Theorem 2 on the adversarial pairs ``adv`` (Gram matrices of :func:`~.limits.block_gram` with C -> 1/2 and the
-    noise across the halves, :func:`~.limits.theorem2_terms`); ``others``: ``{choice: rows}`` judged by the same
+    noise across the halves, :func:`~.encoders.theorem2_terms`); ``others``: ``{choice: rows}`` judged by the same
     inequality (other noise placements, the unit diagonal, another draw, another N)."""
     holds = lambda rs: (all(r["kl_f"] <= r["bound"] for r in rs), f"max KL/bound {max(r['kl_f'] / r['bound'] for r in rs):.2f}")
     ok, _ = holds(adv)

@@ -188,6 +188,27 @@ def entropy_matched_logits(G: np.ndarray, g: np.ndarray, Hs: np.ndarray) -> np.n
     return 0.5 * (lo + hi)[:, None] * G[g]
 
 
+def theorem2_terms(G: np.ndarray, g: np.ndarray, P: np.ndarray) -> dict:
+    """Theorem 2's encoder and bound for a given Gram matrix G = W W^T (C = max|G - I|), table g and conditionals P,
+    uniform prior: KL(f) with the entropy-matched lambda(t), the bound, the bound with C = 0 (``bound_c0``) and the
+    bound without its factor 1/(1 - 2C) (``bound_nofactor``). :func:`theorem2_check` applies it to random unit rows."""
+    T, N = P.shape
+    C = float(np.abs(G - np.eye(N)).max())
+    Hs, prior = entropy(P), np.full(T, 1.0 / T)
+    kl_f = d_kl(prior, P, entropy_matched_logits(G, g, Hs))
+    p_g = P[np.arange(T), g]
+    tilde = P.copy()
+    tilde[np.arange(T), g] = 0
+    tilde /= (1 - p_g)[:, None]
+    unif = np.full((T, N), 1.0 / (N - 1))
+    unif[np.arange(T), g] = 0
+    tv = np.abs(tilde - unif).sum(1)
+    base = (1 - p_g) * np.log((N - 1) / (np.exp(Hs) - 1))
+    num = base * (1 + 2 * C + C * tv)
+    return dict(C=C, kl_f=kl_f, bound=float(np.mean(num) / (1 - 2 * C)), bound_c0=float(np.mean(base)),
+                bound_nofactor=float(np.mean(num)))
+
+
 def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator) -> dict:
     """Theorem 2 with Shannon entropy H(pi_t) (the corrected sign): E(t) = lambda(t) W_{g(t)} with
     lambda(t) solving H(pi_t) = log sum_j exp(lambda (W_j - W_g)^T W_g); compares KL(f) with the bound
@@ -195,27 +216,14 @@ def theorem2_check(N: int, d: int, T: int, eta: float, rng: np.random.Generator)
     encoder built on exactly orthonormal W (``kl_orth``, the case C = 0)."""
     g, P = noisy_table(N, T, eta, rng)
     W = unit_rows(N, d, rng)                       # [N, d] unit rows: the Gram W W^T has unit diagonal
-    G = W @ W.T
-    C_emp = float(np.abs(G - np.eye(N)).max())
+    t = theorem2_terms(W @ W.T, g, P)
+    C_emp, kl_f, bound, bound_c0 = t["C"], t["kl_f"], t["bound"], t["bound_c0"]
     C_jl = math.sqrt(32 * math.log(N + 1) / d)
-    Hs = entropy(P)
-    prior = np.full(T, 1.0 / T)
-    kl_f = d_kl(prior, P, entropy_matched_logits(G, g, Hs))
+    Hs, prior, p_g = entropy(P), np.full(T, 1.0 / T), P[np.arange(T), g]
     kl_orth = d_kl(prior, P, entropy_matched_logits(np.eye(N), g, Hs))
-    p_g = P[np.arange(T), g]
-    tilde = P.copy()
-    tilde[np.arange(T), g] = 0
-    tilde /= (1 - p_g)[:, None]
-    unif = np.full((T, N), 1.0 / (N - 1))
-    unif[np.arange(T), g] = 0
-    tv = np.abs(tilde - unif).sum(1)               # L1 convention (d_TV <= 2), as the "1 + 4C" step needs
-    logterm = np.log((N - 1) / (np.exp(Hs) - 1))
-    bound = float(np.mean((1 - p_g) * logterm * (1 + 2 * C_emp + C_emp * tv) / (1 - 2 * C_emp)))
     simple = float((1 + 4 * C_emp) / (1 - 2 * C_emp) * np.mean(1 - p_g)
                    * np.log((N - 1) / (np.exp(Hs.mean()) - 1)))
     kl_uniform = d_kl(prior, P, np.zeros((T, N)))  # lambda = 0: the encoder without the tuning
-    # the same bound with C = 0 (exactly orthonormal W): the control, the tightest rival bound of the same form
-    bound_c0 = float(np.mean((1 - p_g) * logterm))
     return dict(N=N, d=d, T=T, eta=eta, C_emp=C_emp, C_jl=C_jl, kl_f=kl_f, kl_orth=kl_orth, bound=bound, simple=simple,
                 kl_uniform=kl_uniform, bound_c0=bound_c0, mean_entropy=float(Hs.mean()))
 

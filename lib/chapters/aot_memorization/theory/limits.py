@@ -7,7 +7,7 @@
   look-up table (so d_KL(pi, M) = 0) with Prop. 3's circle encoder f_delta, delta = eps, fitted exactly by
   Theorem 1's construction on the T_eps = H d_h + d sequences that carry 1 - eps of the prior.
 * **Theorem 2** (A.3) on adversarial W: :func:`block_gram` gives Gram matrices with max|W W^T - I| = C for any
-  C < 1/2, and :func:`theorem2_terms` evaluates the encoder and the bound on any (G, g, pi).
+  C < 1/2, and :func:`~.encoders.theorem2_terms` evaluates the encoder and the bound on any (G, g, pi).
 
 Nothing here is reached by the training of the stored sweeps."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from lib.chapters.aot_memorization.theory.construction import all_sequences, construct
 from lib.chapters.aot_memorization.theory.encoders import (
-    circle, d_kl, entropy, entropy_matched_logits, lambda_for_delta)
+    circle, d_kl, lambda_for_delta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,25 +144,3 @@ def adversarial_table(N: int, T: int, eta: float, v: np.ndarray, rng: np.random.
             P[t, rest] = rng.dirichlet(np.ones(N - 1)) * et[t]
         P[t, g[t]] = 1 - et[t]
     return g, P
-
-
-def theorem2_terms(G: np.ndarray, g: np.ndarray, P: np.ndarray) -> dict:
-    """Theorem 2's encoder and bound for a given Gram matrix G = W W^T (C = max|G - I|), table g and conditionals P,
-    uniform prior: KL(f) with the entropy-matched lambda(t), the bound, the bound with C = 0 (``bound_c0``) and the
-    bound without its factor 1/(1 - 2C) (``bound_nofactor``). The same formulas as
-    :func:`~.encoders.theorem2_check`, which draws random unit rows."""
-    T, N = P.shape
-    C = float(np.abs(G - np.eye(N)).max())
-    Hs, prior = entropy(P), np.full(T, 1.0 / T)
-    kl_f = d_kl(prior, P, entropy_matched_logits(G, g, Hs))
-    p_g = P[np.arange(T), g]
-    tilde = P.copy()
-    tilde[np.arange(T), g] = 0
-    tilde /= (1 - p_g)[:, None]
-    unif = np.full((T, N), 1.0 / (N - 1))
-    unif[np.arange(T), g] = 0
-    tv = np.abs(tilde - unif).sum(1)
-    base = (1 - p_g) * np.log((N - 1) / (np.exp(Hs) - 1))
-    num = base * (1 + 2 * C + C * tv)
-    return dict(C=C, kl_f=kl_f, bound=float(np.mean(num) / (1 - 2 * C)), bound_c0=float(np.mean(base)),
-                bound_nofactor=float(np.mean(num)))
