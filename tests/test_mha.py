@@ -643,6 +643,7 @@ def test_stored_labels_fold_the_readers_labels_and_keep_the_rest(monkeypatch):
     with StoredLabels("runs", also=("judged on",)):
         print("stored run of 2026-11-24, 2.17 CPU-hours; reproduce with `python -m lib evidence x fig2a`")
         print("no stored run (no point stored yet); produce it with `x`")
+        print("not yet judged (joins the claims once complete): `x-rest` 0 of 8 points stored")
         print("judged on the mean of 2 seeds")
         print("✓ experiment claim a: holds")
         print("stored run of 2026-11-25 — STALE: the code changed; rerun")
@@ -651,6 +652,7 @@ def test_stored_labels_fold_the_readers_labels_and_keep_the_rest(monkeypatch):
                                            "stored run of 2026-11-25 — STALE: the code changed; rerun"]
     assert len(shown) == 1 and "<summary>runs</summary>" in shown[0]
     assert "* stored run of 2026-11-24" in shown[0] and "* judged on" in shown[0] and "* no stored run" in shown[0]
+    assert "* not yet judged" in shown[0]
 
 
 def test_extension_sweep_joins_its_claims_only_once_complete(monkeypatch, capsys):

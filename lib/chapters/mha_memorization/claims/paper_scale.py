@@ -134,7 +134,7 @@ def extended(ev: store.Evidence, name: str) -> list[dict]:
     print(ext.label)
     if ext.complete:
         return ev.points + ext.points
-    print(f"Its official T join this claim once the sweep is complete: {stored_claims.state(ext)}.")
+    print(f"not yet judged (joins the claims once complete): {stored_claims.state(ext)}")
     return ev.points
 
 

@@ -11,11 +11,12 @@ VERDICT = re.compile(r"^\S+ (theorem|experiment|finding|sanity) claim ")     # l
 
 class StoredLabels:
     """``with StoredLabels(summary):`` folds the lines a stored-evidence reader prints first (the stored runs' labels,
-    "stored run of …; reproduce with …", and lines starting with one of ``also``) into one <details>, shown where the
-    first other line is printed; a STALE label stays in the text."""
+    "stored run of …; reproduce with …", the state of a sweep not yet judged, and lines starting with one of
+    ``also``) into one <details>, shown where the first other line is printed; a STALE label stays in the text."""
 
     def __init__(self, summary: str, also: tuple[str, ...] = ()):
-        self.summary, self.starts, self.lines, self.buf = summary, ("stored run of", "no stored run") + also, [], ""
+        self.summary, self.lines, self.buf = summary, [], ""
+        self.starts = ("stored run of", "no stored run", "not yet judged") + also
 
     def __enter__(self):
         self.out, sys.stdout = sys.stdout, self
