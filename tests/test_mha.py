@@ -678,3 +678,23 @@ def test_extension_sweep_joins_its_claims_only_once_complete(monkeypatch, capsys
         c = C.claims["fig2b-monotone-paper-scale"]
         assert (14000 in cur) is full and ((c.base or c.verdict) == "holds") is verdict
         assert ("2 of 4 points stored" in out) is not full
+
+
+def test_reconcile_sentences_follow_the_claims():
+    """reconcile: each figure's sentence reads the verdicts (and what flips a fragile one) from the claims, so a
+    claim that fails at the paper's scale is said to fail; nothing is stated once and left."""
+    from lib.chapters.mha_memorization.claims import reconcile as R
+    from lib.core import claims
+    C = claims.Claims("mha-memorization", "book")
+    for i in ("fig2b-monotone", "fig2b-n1", "fig2b-n1-paper-scale", "fig5-monotone", "fig5-context",
+              "fig5b-monotone-paper-scale", "fig4-heads", "fig4-context"):
+        C.check(i, "s", paper="p", ours="o", ok=True)
+    C.check("fig5a-monotone-paper-scale", "s", paper="p", ours="o", ok=False,
+            scale=claims.Scale(ours="H = 1..60 at T = 10,000, 30,000", paper="p"))
+    C.check("fig2b-monotone-paper-scale", "s", paper="p", ours="o", ok=True,
+            variants=[("saturated read as accuracy ≥ 0.9999", False)])
+    text = R._fig5_text(C)
+    assert f"{claims.FAILS} (`fig5a-monotone-paper-scale`; H = 1..60 at T = 10,000, 30,000)" in text
+    assert f"{claims.HOLDS} (`fig5b-monotone-paper-scale`" in text and "without exception" not in text
+    assert "flipped by saturated read as accuracy ≥ 0.9999" in R._fig2b_text(C)
+    assert f"{claims.NOT_RUN} (`fig4-linear-gpu`" in R._fig4_text(C)      # a claim not recorded is said not run

@@ -1,21 +1,10 @@
 """Book scale beside the paper's scale, per figure (issue 25): one paragraph each, its verdict marks read from the
-claims (never retyped) and its sentence computed from the claims' verdicts, variants and values (Fig. 2(a), 2(c),
-Fig. 3) or stated once (the others)."""
+claims (never retyped) and its sentence computed from the claims' verdicts, variants, values and scales."""
 from __future__ import annotations
 
 import re
 
 from lib.chapters.mha_memorization.claims.fig3_converged import reconcile_text
-
-
-RECONCILE = {
-    "fig2b": ("Fig. 2(b)", "Memorization grows with n at both scales; at the paper's scale one reading of 'saturated' "
-              "(accuracy ≥ 0.9999) breaks the trend. n = 1 stays at the majority class, as the architecture forces."),
-    "fig4": ("Fig. 4", "Per-example contexts: memorization grows with H and n at book scale; at the paper's scale the "
-             "count in n plateaus beyond n = 5, and linearity in H depends on the chance floor, as in Fig. 2(a)."),
-    "fig5": ("Fig. 5", "The regression MSE falls with H and n at the paper's scale without exception; the book-scale "
-             "trends hold but are fragile (they flip under the variants listed in the claims table)."),
-}
 
 
 def _verdict(C, i: str, most: int = 3) -> str:
@@ -35,6 +24,43 @@ def _verdict(C, i: str, most: int = 3) -> str:
 def _nums(text: str, pattern: str) -> list[float]:
     """Every number a claim's formatted value gives for ``pattern`` (one group), e.g. ``R²=([0-9.]+)``."""
     return [float(x.replace("−", "-")) for x in re.findall(pattern, text or "")]
+
+
+def _says(C, i: str, scale: bool = False) -> str:
+    """``verdict (`id`)`` for a sentence, with what flips it when fragile and, with ``scale``, what it was judged on."""
+    c = C.claims.get(i)
+    on = (c.scale or {}).get("ours", "") if scale and c is not None else ""
+    return f"{_verdict(C, i)} (`{i}`{'; ' + on if on else ''})"
+
+
+def _trend_text(C, what: str, book: str, paper: list[str]) -> str:
+    """One trend at both scales: ``what`` is {``book``'s verdict} at book scale and {each of ``paper``'s} at the
+    paper's scale, each with what flips it and what it was judged on."""
+    return (f"{what}: {_says(C, book)} at book scale; " + ", ".join(_says(C, i, scale=True) for i in paper)
+            + " at the paper's scale.")
+
+
+def _fig2b_text(C) -> str:
+    """Fig. 2(b)'s sentence: growth with n at both scales, and n = 1 at the majority class."""
+    return (_trend_text(C, "Memorization growing with n", "fig2b-monotone", ["fig2b-monotone-paper-scale"])
+            + f" At n = 1 (one shared key) the accuracy is at most the majority class: {_says(C, 'fig2b-n1')} at book "
+            f"scale, {_says(C, 'fig2b-n1-paper-scale')} at the paper's scale.")
+
+
+def _fig4_text(C) -> str:
+    """Fig. 4's sentence (per-example contexts): growth with H and n at book scale beside the paper-scale claims (a
+    line in H, the plateau in n, the declared 'linearity in n weakened')."""
+    return (f"Per-example contexts. At book scale, memorization growing with H {_says(C, 'fig4-heads')}, and with "
+            f"n {_says(C, 'fig4-context')}. At the paper's scale a line in H is {_says(C, 'fig4-linear-paper-scale', True)}"
+            f" on the CPU subset and {_says(C, 'fig4-linear-gpu', True)} on the GPU grid; the count in n levelling off "
+            f"beyond n = 5 {_says(C, 'fig4-context-plateau-paper-scale')}, {_says(C, 'fig4-context-plateau-gpu', True)};"
+            f" the declared 'linearity in n weakened' is {_says(C, 'fig4-context-paper-scale')}.")
+
+
+def _fig5_text(C) -> str:
+    """Fig. 5's sentence (regression): the training MSE falling with H and with n at both scales."""
+    return (_trend_text(C, "Training MSE falling with H", "fig5-monotone", ["fig5a-monotone-paper-scale"]) + " "
+            + _trend_text(C, "Falling with n", "fig5-context", ["fig5b-monotone-paper-scale"]))
 
 
 def _fig2a_text(C) -> str:
@@ -118,8 +144,9 @@ def reconcile(C) -> str:
     def marks(ids):
         return ", ".join(f"{MARK[C.claims[k].verdict]} `{k}`" for k in ids) or "none"
     rows = []
-    texts = {"fig2a": ("Fig. 2(a)", _fig2a_text(C)), "fig2b": RECONCILE["fig2b"], "fig2c": ("Fig. 2(c)", _fig2c_text(C)),
-             **{k: t for k, t in RECONCILE.items() if k != "fig2b"}, "fig3": ("Fig. 3", reconcile_text(C))}
+    texts = {"fig2a": ("Fig. 2(a)", _fig2a_text(C)), "fig2b": ("Fig. 2(b)", _fig2b_text(C)),
+             "fig2c": ("Fig. 2(c)", _fig2c_text(C)), "fig4": ("Fig. 4", _fig4_text(C)), "fig5": ("Fig. 5", _fig5_text(C)),
+             "fig3": ("Fig. 3", reconcile_text(C))}
     for pre, (name, text) in texts.items():
         ids = [k for k in C.claims if k.startswith(pre)]
         paper_ids = [k for k in ids if "paper" in k or "gpu" in k or k.startswith("fig3-long")]
