@@ -51,9 +51,9 @@ def _fig4_text(C) -> str:
     """Fig. 4's sentence (per-example contexts): growth with H and n at book scale beside the paper-scale claims (a
     line in H, the plateau in n, the declared 'linearity in n weakened')."""
     return (f"Per-example contexts. At book scale, memorization growing with H {_says(C, 'fig4-heads')}, and with "
-            f"n {_says(C, 'fig4-context')}. At the paper's scale a line in H is {_says(C, 'fig4-linear-paper-scale', True)}"
-            f" on the CPU subset and {_says(C, 'fig4-linear-gpu', True)} on the GPU grid; the count in n levelling off "
-            f"beyond n = 5 {_says(C, 'fig4-context-plateau-paper-scale')}, {_says(C, 'fig4-context-plateau-gpu', True)};"
+            f"n {_says(C, 'fig4-context')}. At the paper's scale a line in H is {_says(C, 'fig4-linear-paper-scale')}"
+            f" on the CPU subset and {_says(C, 'fig4-linear-gpu')} on the GPU grid; the count in n levelling off "
+            f"beyond n = 5 {_says(C, 'fig4-context-plateau-paper-scale')}, {_says(C, 'fig4-context-plateau-gpu')} (GPU);"
             f" the declared 'linearity in n weakened' is {_says(C, 'fig4-context-paper-scale')}.")
 
 
