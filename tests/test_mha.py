@@ -698,3 +698,13 @@ def test_reconcile_sentences_follow_the_claims():
     assert f"{claims.HOLDS} (`fig5b-monotone-paper-scale`" in text and "without exception" not in text
     assert "flipped by saturated read as accuracy ≥ 0.9999" in R._fig2b_text(C)
     assert f"{claims.NOT_RUN} (`fig4-linear-gpu`" in R._fig4_text(C)      # a claim not recorded is said not run
+
+
+def test_fig5_tie_floor_variant_names_the_steps_it_counts():
+    """paper_scale.rises: the steps a tie floor counts against the decreasing trend, with T, the swept values and both
+    MSEs, so a reader sees whether a flip is a rise at round-off level."""
+    from lib.chapters.mha_memorization.claims.paper_scale import rises
+    by_T = {10_000: ([1, 5, 50, 60], [0.06, 0.01, 3.3e-12, 4.2e-12]), 30_000: ([1, 5, 50, 60], [0.07, 0.05, 1e-3, 1e-4])}
+    assert rises(by_T, "H") == "0 step(s) against"
+    assert rises(by_T, "H", 0.0) == "1 step(s) against (T = 10,000, H = 50 → 60: 3.3e-12 → 4.2e-12)"
+    assert rises({10_000: ([1, 5], [0.01, 0.02])}, "n").startswith("1 step(s) against (T = 10,000, n = 1 → 5")

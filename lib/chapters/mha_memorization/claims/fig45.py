@@ -8,7 +8,8 @@ from lib.book import evidence as store
 from lib.chapters.mha_memorization import evidence as EV
 from lib.chapters.mha_memorization.claims.fig2a import FLOOR, READINGS, SATURATED, line_variants, r2_by_rival
 from lib.chapters.mha_memorization.claims.paper_scale import (CHAPTER, CRITERIA, PLATEAU, STATEMENTS, _needs, above,
-                                                              decreasing, extended, label_variance, pending, series)
+                                                              decreasing, extended, label_variance, pending, rises,
+                                                              series)
 from lib.core import robust
 from lib.core.claims import EXPERIMENT, FINDING, HOLDS, NOT_RUN, SANITY, Claims, Control, Scale
 
@@ -156,7 +157,8 @@ def report_fig5(C: Claims) -> dict:
         xs = next(iter(by_T.values()))[0]
         sc = Scale(ours=f"{k} = {', '.join(map(str, xs))} at T = {', '.join(f'{T:,}' for T in by_T)}, one seed",
                    paper=sw["paper"])
-        var = robust.thresholds(lambda fl, e=every: (e(lambda y: decreasing(y, fl)), ""), (0.0, 1e-3), "tie floor (MSE)")
+        var = robust.thresholds(lambda fl, e=every, b=by_T, k=k: (e(lambda y: decreasing(y, fl)), rises(b, k, fl)),
+                                (0.0, 1e-3), "tie floor (MSE)")
         var += robust.rejudge(lambda e: (e(lambda y: decreasing(y[1:])), ""),
                               {f"drop {k} = 1 (the constant-output floor)": every})
         rev = [not decreasing(p) for _, m in by_T.values() for p in zip(m[::-1], m[::-1][1:], strict=False)]

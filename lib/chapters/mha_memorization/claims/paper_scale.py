@@ -149,6 +149,14 @@ def decreasing(mse: list[float], floor: float = MSE_FLOOR) -> bool:
     return all(b < a or (a < floor and b < floor) for a, b in zip(mse, mse[1:], strict=False))
 
 
+def rises(by_T: dict, x: str, floor: float = MSE_FLOOR) -> str:
+    """The steps of ``by_T`` ({T: (x values, MSEs)}) against :func:`decreasing` at ``floor``, for a variant's value:
+    "none", or each step's T, x and the two MSEs (a rise between two MSEs near zero is round-off)."""
+    bad = [f"T = {T:,}, {x} = {xs[i]} → {xs[i + 1]}: {m[i]:.1e} → {m[i + 1]:.1e}" for T, (xs, m) in by_T.items()
+           for i in range(len(m) - 1) if not decreasing(m[i:i + 2], floor)]
+    return f"{len(bad)} step(s) against" + (f" ({'; '.join(bad[:3])}{'; …' if len(bad) > 3 else ''})" if bad else "")
+
+
 def above(points: list[dict], x: str, shared: bool = True, **sel) -> tuple[list, list, list, list]:
     """(x values, counts memorized above chance, accuracies, majority fractions) of the points matching ``sel``,
     sorted by x: the count above chance is (accuracy − majority-class fraction of the point's labels) · T."""
