@@ -120,7 +120,7 @@ def _execute(a) -> None:
         P.load(c)  # unknown chapter -> error before any work
     if a.cmd == "baseline":
         _warn_uncommitted(todo)
-    if a.cmd != "baseline":
+    else:
         todo = [c for c in todo if fingerprint.is_stale(c)]
     if a.cmd == "stale":
         print("\n".join(todo) if todo else "(no stale chapter)")

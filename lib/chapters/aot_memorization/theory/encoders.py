@@ -202,7 +202,8 @@ def theorem2_terms(G: np.ndarray, g: np.ndarray, P: np.ndarray) -> dict:
     tilde /= (1 - p_g)[:, None]
     unif = np.full((T, N), 1.0 / (N - 1))
     unif[np.arange(T), g] = 0
-    tv = np.abs(tilde - unif).sum(1)
+    tv = np.abs(tilde - unif).sum(1)               # L1 convention (d_TV <= 2), as the "1 + 4C" step needs
+    # the bound with C = 0 (exactly orthonormal W): the control, the tightest rival bound of the same form
     base = (1 - p_g) * np.log((N - 1) / (np.exp(Hs) - 1))
     num = base * (1 + 2 * C + C * tv)
     return dict(C=C, kl_f=kl_f, bound=float(np.mean(num) / (1 - 2 * C)), bound_c0=float(np.mean(base)),

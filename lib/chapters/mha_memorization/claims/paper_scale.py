@@ -151,7 +151,8 @@ def decreasing(mse: list[float], floor: float = MSE_FLOOR) -> bool:
 
 def rises(by_T: dict, x: str, floor: float = MSE_FLOOR) -> str:
     """The steps of ``by_T`` ({T: (x values, MSEs)}) against :func:`decreasing` at ``floor``, for a variant's value:
-    "none", or each step's T, x and the two MSEs (a rise between two MSEs near zero is round-off)."""
+    their count and the first three, each with its T, x and the two MSEs (a rise between two MSEs near zero is
+    round-off)."""
     bad = [f"T = {T:,}, {x} = {xs[i]} → {xs[i + 1]}: {m[i]:.1e} → {m[i + 1]:.1e}" for T, (xs, m) in by_T.items()
            for i in range(len(m) - 1) if not decreasing(m[i:i + 2], floor)]
     return f"{len(bad)} step(s) against" + (f" ({'; '.join(bad[:3])}{'; …' if len(bad) > 3 else ''})" if bad else "")
